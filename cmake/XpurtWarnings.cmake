@@ -1,0 +1,5 @@
+# Warnings are on for every xpurt target and kept clean.
+function(xpurt_set_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+                                           -Wno-sign-conversion)
+endfunction()

@@ -1,0 +1,217 @@
+/*
+ * xpurt — heterogeneous task runtime. The C API: the stable ABI.
+ *
+ * Every function returns an XpurtResult and writes its products through out-pointers. On an
+ * error the call changes nothing, the handles passed in stay usable, the message is available
+ * from xpurtLastErrorMessage() on the calling thread, and the error function set with
+ * xpurtSetErrorFunc() (if any) is called. The library never exits or aborts on a user error.
+ *
+ * Handles are reference counted: every handle a function hands out holds one reference, which
+ * xpurtRelease() gives back. Objects that need each other keep each other alive internally, so
+ * a handle may be released while work that uses it is still queued. Every function may be
+ * called from several threads at once.
+ */
+#ifndef XPURT_XPURT_H
+#define XPURT_XPURT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(XPURT_BUILDING_LIBRARY)
+#define XPURT_API __attribute__((visibility("default")))
+#else
+#define XPURT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XPURT_VERSION_MAJOR 0
+#define XPURT_VERSION_MINOR 1
+#define XPURT_VERSION_PATCH 0
+
+/* Pass as a size to mean "from the offset to the end of the view". */
+#define XPURT_WHOLE_SIZE SIZE_MAX
+
+typedef enum XpurtResult {
+  XPURT_SUCCESS = 0,
+  XPURT_ERROR_INVALID_ARGUMENT = 1, /* a value is out of its domain (NULL out-pointer, size 0…) */
+  XPURT_ERROR_INVALID_HANDLE = 2,   /* NULL, released, or a handle of another kind */
+  XPURT_ERROR_OUT_OF_RANGE = 3,     /* an offset or size past the end of a memory view */
+  XPURT_ERROR_NOT_FOUND = 4,        /* no such device, module file or kernel */
+  XPURT_ERROR_INVALID_MODULE = 5,   /* the module exists but cannot be loaded */
+  XPURT_ERROR_UNSUPPORTED = 6,      /* valid, but not supported by this device or build */
+  XPURT_ERROR_INVALID_CONFIG = 7,   /* an XPURT_* environment variable has a bad value */
+  XPURT_ERROR_OUT_OF_MEMORY = 8,
+  XPURT_ERROR_EXECUTION_FAILED = 9, /* queued work failed (e.g. a host callback reported failure) */
+  XPURT_ERROR_UNKNOWN = 10
+} XpurtResult;
+
+typedef enum XpurtDeviceType {
+  XPURT_DEVICE_TYPE_CPU = 0,
+  XPURT_DEVICE_TYPE_GPU = 1,
+  XPURT_DEVICE_TYPE_AUTO = 2 /* the first GPU, else the CPU; XPURT_DEVICE overrides */
+} XpurtDeviceType;
+
+typedef enum XpurtAllocationType {
+  XPURT_ALLOC_TYPE_DEVICE = 0, /* a host copy plus device storage, moved by explicit copies */
+  XPURT_ALLOC_TYPE_SHARED = 1, /* one allocation valid on host and device (USM shared) */
+  XPURT_ALLOC_TYPE_HOST = 2    /* host memory the device reads and writes directly */
+} XpurtAllocationType;
+
+typedef struct XpurtObject_ *XpurtHandle; /* any handle, for xpurtRetain/xpurtRelease */
+typedef struct XpurtDevice_ *XpurtDevice;
+typedef struct XpurtContext_ *XpurtContext;
+typedef struct XpurtMemoryView_ *XpurtMemoryView;
+typedef struct XpurtTaskQueue_ *XpurtTaskQueue;
+typedef struct XpurtModule_ *XpurtModule;
+typedef struct XpurtKernel_ *XpurtKernel;
+typedef struct XpurtFuture_ *XpurtFuture;
+
+/* ---- errors and reference counting ------------------------------------------------------ */
+
+typedef void (*XpurtErrorFunc)(XpurtResult result, const char *message, void *userData);
+
+XPURT_API const char *xpurtResultString(XpurtResult result);
+/* The message of the last failed call on this thread ("" if none). Valid until the next call. */
+XPURT_API const char *xpurtLastErrorMessage(void);
+/* Called on every failed call, on the calling thread. NULL removes it. */
+XPURT_API void xpurtSetErrorFunc(XpurtErrorFunc func, void *userData);
+
+XPURT_API XpurtResult xpurtRetain(void *handle);
+XPURT_API XpurtResult xpurtRelease(void *handle);
+
+/* ---- devices ---------------------------------------------------------------------------- */
+
+typedef struct XpurtDeviceInfo {
+  XpurtDeviceType type; /* CPU or GPU */
+  uint32_t index;       /* index among the devices of that type */
+  char backend[16];     /* "cpu", "level_zero", "cuda" */
+  char name[256];
+  char vendor[64];
+  uint32_t vendorId; /* PCI vendor id where there is one, else 0 */
+  uint32_t deviceId;
+  uint32_t computeUnits;     /* worker threads on the CPU, EUs/SMs on a GPU */
+  uint64_t globalMemorySize; /* bytes */
+  uint64_t maxTaskCount;     /* d0 * d1 * d2 of one launch */
+  bool deviceMemoryIsHostMemory; /* device views alias their host copy: copies cost nothing */
+} XpurtDeviceInfo;
+
+/* Device creation flags. */
+#define XPURT_DEVICE_FLAG_SEPARATE_MEMORY 0x1u /* CPU: device views get storage of their own */
+
+typedef struct XpurtDeviceOptions {
+  uint32_t structSize; /* sizeof(XpurtDeviceOptions): lets the struct grow */
+  uint32_t flags;      /* XPURT_DEVICE_FLAG_* */
+} XpurtDeviceOptions;
+
+XPURT_API XpurtResult xpurtGetDeviceCount(XpurtDeviceType type, uint32_t *count);
+XPURT_API XpurtResult xpurtGetDeviceInfo(XpurtDeviceType type, uint32_t index,
+                                         XpurtDeviceInfo *info);
+XPURT_API XpurtResult xpurtGetDevice(XpurtDeviceType type, uint32_t index, XpurtDevice *device);
+XPURT_API XpurtResult xpurtGetDeviceWithOptions(XpurtDeviceType type, uint32_t index,
+                                                const XpurtDeviceOptions *options,
+                                                XpurtDevice *device);
+XPURT_API XpurtResult xpurtDeviceGetInfo(XpurtDevice device, XpurtDeviceInfo *info);
+
+/* ---- contexts: memory shared by the devices of one backend ------------------------------ */
+
+XPURT_API XpurtResult xpurtNewContext(XpurtDeviceType type, XpurtContext *context);
+XPURT_API XpurtResult xpurtContextGetDeviceCount(XpurtContext context, uint32_t *count);
+XPURT_API XpurtResult xpurtContextGetDevice(XpurtContext context, uint32_t index,
+                                            XpurtDevice *device);
+
+/* ---- memory views ----------------------------------------------------------------------- */
+
+/* appMemory: for DEVICE views, the host copy (NULL: the runtime allocates one). SHARED and
+ * HOST views allocate their own memory and take NULL. */
+XPURT_API XpurtResult xpurtNewMemoryView(XpurtDevice device, void *appMemory, size_t size,
+                                         XpurtAllocationType type, XpurtMemoryView *view);
+/* A SHARED or HOST view usable by every device of the context. */
+XPURT_API XpurtResult xpurtNewMemoryViewForContext(XpurtContext context, size_t size,
+                                                   XpurtAllocationType type,
+                                                   XpurtMemoryView *view);
+XPURT_API XpurtResult xpurtHostPtr(XpurtMemoryView view, void **ptr);
+XPURT_API XpurtResult xpurtDevicePtr(XpurtMemoryView view, void **ptr);
+XPURT_API XpurtResult xpurtSize(XpurtMemoryView view, size_t *size);
+XPURT_API XpurtResult xpurtGetAllocationType(XpurtMemoryView view, XpurtAllocationType *type);
+
+/* ---- modules and kernels ---------------------------------------------------------------- */
+
+typedef struct XpurtModuleOptions {
+  uint32_t structSize;             /* sizeof(XpurtModuleOptions) */
+  const char *buildFlags;          /* passed to the device compiler; NULL for none */
+  uint32_t numSpecConstants;       /* specialization constants (SPIR-V modules) */
+  const uint32_t *specConstantIds; /* numSpecConstants ids */
+  const uint64_t *specConstantValues; /* numSpecConstants values, zero-extended */
+} XpurtModuleOptions;
+
+/* By name: "simple" finds libsimple.so (a native CPU module) or simple.spv in XPURT_MODULE_PATH,
+ * the program's folder, the working folder, then the system library path. options may be NULL. */
+XPURT_API XpurtResult xpurtLoadModule(XpurtDevice device, const char *name,
+                                      const XpurtModuleOptions *options, XpurtModule *module);
+XPURT_API XpurtResult xpurtLoadModuleFromFile(XpurtDevice device, const char *path,
+                                              const XpurtModuleOptions *options,
+                                              XpurtModule *module);
+XPURT_API XpurtResult xpurtLoadModuleFromMemory(XpurtDevice device, const void *data, size_t size,
+                                                const XpurtModuleOptions *options,
+                                                XpurtModule *module);
+XPURT_API XpurtResult xpurtNewKernel(XpurtModule module, const char *name, XpurtKernel *kernel);
+
+/* ---- task queues ------------------------------------------------------------------------ */
+/* Work starts when it is enqueued. A queue is in order as its user sees it: each command sees
+ * the effects of every command enqueued before it. Every command can hand back a future
+ * (pass NULL to not take one). */
+
+typedef XpurtResult (*XpurtHostFunc)(void *userData);
+
+XPURT_API XpurtResult xpurtNewTaskQueue(XpurtDevice device, XpurtTaskQueue *queue);
+XPURT_API XpurtResult xpurtCopyToDevice(XpurtTaskQueue queue, XpurtMemoryView view, size_t offset,
+                                        size_t size, XpurtFuture *future);
+XPURT_API XpurtResult xpurtCopyToHost(XpurtTaskQueue queue, XpurtMemoryView view, size_t offset,
+                                      size_t size, XpurtFuture *future);
+/* Device storage of src to device storage of dst. */
+XPURT_API XpurtResult xpurtCopyMemoryView(XpurtTaskQueue queue, XpurtMemoryView dst,
+                                          XpurtMemoryView src, size_t dstOffset,
+                                          size_t srcOffset, size_t size, XpurtFuture *future);
+/* Repeats the pattern over [offset, offset + size) of the device storage; size must be a
+ * multiple of patternSize (1 to 128 bytes). */
+XPURT_API XpurtResult xpurtFill(XpurtTaskQueue queue, XpurtMemoryView view, size_t offset,
+                                size_t size, const void *pattern, size_t patternSize,
+                                XpurtFuture *future);
+/* Runs d0 * d1 * d2 tasks of the kernel; each gets the device pointer of params (may be NULL). */
+XPURT_API XpurtResult xpurtLaunch1D(XpurtTaskQueue queue, XpurtKernel kernel,
+                                    XpurtMemoryView params, size_t d0, XpurtFuture *future);
+XPURT_API XpurtResult xpurtLaunch2D(XpurtTaskQueue queue, XpurtKernel kernel,
+                                    XpurtMemoryView params, size_t d0, size_t d1,
+                                    XpurtFuture *future);
+XPURT_API XpurtResult xpurtLaunch3D(XpurtTaskQueue queue, XpurtKernel kernel,
+                                    XpurtMemoryView params, size_t d0, size_t d1, size_t d2,
+                                    XpurtFuture *future);
+/* Runs func(userData) on a runtime thread when the commands before it have completed. A result
+ * other than XPURT_SUCCESS fails its future and is reported by the next xpurtSync. */
+XPURT_API XpurtResult xpurtHostCallback(XpurtTaskQueue queue, XpurtHostFunc func, void *userData,
+                                        XpurtFuture *future);
+/* Called from inside a host callback: the message its failure is reported with. */
+XPURT_API void xpurtHostCallbackSetError(const char *message);
+XPURT_API XpurtResult xpurtBarrier(XpurtTaskQueue queue);
+/* Waits for everything enqueued so far. Returns the first failure of queued work since the last
+ * sync (XPURT_ERROR_EXECUTION_FAILED, with its message), else XPURT_SUCCESS. */
+XPURT_API XpurtResult xpurtSync(XpurtTaskQueue queue);
+
+/* ---- futures ---------------------------------------------------------------------------- */
+
+/* valid: the command has completed (successfully or not). Never blocks. */
+XPURT_API XpurtResult xpurtFutureIsValid(XpurtFuture future, bool *valid);
+/* Blocks until the command completes; returns XPURT_ERROR_EXECUTION_FAILED if it failed. */
+XPURT_API XpurtResult xpurtFutureWait(XpurtFuture future);
+/* Device execution time of the command in nanoseconds; waits for it to complete. */
+XPURT_API XpurtResult xpurtFutureTimeNs(XpurtFuture future, uint64_t *ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XPURT_XPURT_H */

@@ -1,0 +1,378 @@
+// xpurt — the C++ API: header-only over the C API, with RAII handles and exceptions.
+//
+//   xpurt::Device device;                                  // default device (XPURT_DEVICE)
+//   xpurt::Array<float> in(device, values);                // values: std::vector<float>
+//   xpurt::Array<Params> params(device, p);
+//   xpurt::Module module(device, "simple");                 // libsimple.so or simple.spv
+//   xpurt::Kernel kernel(module, "simple_ispc");
+//   xpurt::TaskQueue queue(device);
+//   queue.copyToDevice(in);
+//   xpurt::Future f = queue.launch(kernel, params, tasks);
+//   queue.copyToHost(out);
+//   queue.sync();                                          // f.timeNs(): kernel time
+#pragma once
+
+#include <xpurt/xpurt.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace xpurt {
+
+// Every failed call throws this, with the C API's code and message.
+class Error : public std::runtime_error {
+ public:
+  Error(XpurtResult code, const std::string &message) : std::runtime_error(message), code_(code) {}
+  XpurtResult code() const noexcept { return code_; }
+
+ private:
+  XpurtResult code_;
+};
+
+namespace detail {
+
+inline void check(XpurtResult result) {
+  if (result != XPURT_SUCCESS) throw Error(result, xpurtLastErrorMessage());
+}
+
+// Owns one reference to a C handle: copies retain, destruction releases.
+template <class H>
+class Handle {
+ public:
+  Handle() = default;
+  Handle(const Handle &o) : h_(o.h_) {
+    if (h_) check(xpurtRetain(h_));
+  }
+  Handle(Handle &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  Handle &operator=(Handle o) noexcept {
+    std::swap(h_, o.h_);
+    return *this;
+  }
+  ~Handle() {
+    if (h_) xpurtRelease(h_);
+  }
+
+  H handle() const noexcept { return h_; }
+  explicit operator bool() const noexcept { return h_ != nullptr; }
+
+ protected:
+  explicit Handle(H adopted) : h_(adopted) {}
+  H h_ = nullptr;
+};
+
+}  // namespace detail
+
+enum class DeviceType { CPU = XPURT_DEVICE_TYPE_CPU, GPU = XPURT_DEVICE_TYPE_GPU, Auto = XPURT_DEVICE_TYPE_AUTO };
+enum class AllocType {
+  Device = XPURT_ALLOC_TYPE_DEVICE,
+  Shared = XPURT_ALLOC_TYPE_SHARED,
+  Host = XPURT_ALLOC_TYPE_HOST
+};
+
+using DeviceInfo = XpurtDeviceInfo;
+
+class Device : public detail::Handle<XpurtDevice> {
+ public:
+  explicit Device(DeviceType type = DeviceType::Auto, uint32_t index = 0, uint32_t flags = 0) {
+    XpurtDeviceOptions options{sizeof(XpurtDeviceOptions), flags};
+    detail::check(xpurtGetDeviceWithOptions(static_cast<XpurtDeviceType>(type), index, &options, &h_));
+  }
+  static Device adopt(XpurtDevice h) { return Device(h, 0); }
+
+  static uint32_t count(DeviceType type) {
+    uint32_t n = 0;
+    detail::check(xpurtGetDeviceCount(static_cast<XpurtDeviceType>(type), &n));
+    return n;
+  }
+  static DeviceInfo info(DeviceType type, uint32_t index) {
+    DeviceInfo i{};
+    detail::check(xpurtGetDeviceInfo(static_cast<XpurtDeviceType>(type), index, &i));
+    return i;
+  }
+  DeviceInfo info() const {
+    DeviceInfo i{};
+    detail::check(xpurtDeviceGetInfo(h_, &i));
+    return i;
+  }
+
+ private:
+  Device(XpurtDevice h, int) : Handle(h) {}
+};
+
+class Context : public detail::Handle<XpurtContext> {
+ public:
+  explicit Context(DeviceType type = DeviceType::Auto) {
+    detail::check(xpurtNewContext(static_cast<XpurtDeviceType>(type), &h_));
+  }
+  uint32_t deviceCount() const {
+    uint32_t n = 0;
+    detail::check(xpurtContextGetDeviceCount(h_, &n));
+    return n;
+  }
+  Device device(uint32_t index) const {
+    XpurtDevice d = nullptr;
+    detail::check(xpurtContextGetDevice(h_, index, &d));
+    return Device::adopt(d);
+  }
+};
+
+// Untyped memory; see Array<T> for the typed form.
+class MemoryView : public detail::Handle<XpurtMemoryView> {
+ public:
+  MemoryView(const Device &device, void *appMemory, size_t bytes, AllocType type = AllocType::Device) {
+    detail::check(xpurtNewMemoryView(device.handle(), appMemory, bytes,
+                                     static_cast<XpurtAllocationType>(type), &h_));
+  }
+  MemoryView(const Context &context, size_t bytes, AllocType type = AllocType::Shared) {
+    detail::check(xpurtNewMemoryViewForContext(context.handle(), bytes,
+                                               static_cast<XpurtAllocationType>(type), &h_));
+  }
+  void *hostPtr() const {
+    void *p = nullptr;
+    detail::check(xpurtHostPtr(h_, &p));
+    return p;
+  }
+  void *devicePtr() const {
+    void *p = nullptr;
+    detail::check(xpurtDevicePtr(h_, &p));
+    return p;
+  }
+  size_t bytes() const {
+    size_t n = 0;
+    detail::check(xpurtSize(h_, &n));
+    return n;
+  }
+  AllocType type() const {
+    XpurtAllocationType t{};
+    detail::check(xpurtGetAllocationType(h_, &t));
+    return static_cast<AllocType>(t);
+  }
+};
+
+// count elements of T. A DEVICE array wraps the application's memory (or allocates its own
+// host copy); SHARED and HOST arrays are allocated by the runtime.
+template <class T, AllocType A = AllocType::Device>
+class Array : public MemoryView {
+ public:
+  explicit Array(const Device &device, size_t count = 1)
+      : MemoryView(device, nullptr, count * sizeof(T), A), count_(count) {}
+  Array(const Device &device, T *appMemory, size_t count)
+      : MemoryView(device, appMemory, count * sizeof(T), A), count_(count) {}
+  Array(const Device &device, T &object) : Array(device, &object, 1) {}
+  Array(const Device &device, std::vector<T> &values)
+      : Array(device, values.data(), values.size()) {}
+  Array(const Context &context, size_t count)
+      : MemoryView(context, count * sizeof(T), A), count_(count) {}
+
+  T *hostPtr() const { return static_cast<T *>(MemoryView::hostPtr()); }
+  T *devicePtr() const { return static_cast<T *>(MemoryView::devicePtr()); }
+  size_t size() const noexcept { return count_; }
+
+ private:
+  size_t count_;
+};
+
+// A std::allocator over SHARED memory of a context, so SharedVector<T> lives in memory that
+// host and device both use directly.
+template <class T>
+class SharedMemoryAllocator {
+ public:
+  using value_type = T;
+  explicit SharedMemoryAllocator(Context context)
+      : state_(std::make_shared<State>(std::move(context))) {}
+  template <class U>
+  SharedMemoryAllocator(const SharedMemoryAllocator<U> &o) : state_(o.state_) {}
+
+  T *allocate(size_t n) {
+    if (n == 0) n = 1;
+    MemoryView view(state_->context, n * sizeof(T), AllocType::Shared);
+    T *p = static_cast<T *>(view.hostPtr());
+    std::lock_guard lock(state_->mutex);
+    state_->views.emplace(p, std::move(view));
+    return p;
+  }
+  void deallocate(T *p, size_t) noexcept {
+    std::lock_guard lock(state_->mutex);
+    state_->views.erase(p);
+  }
+  template <class U>
+  bool operator==(const SharedMemoryAllocator<U> &o) const noexcept { return state_ == o.state_; }
+
+ private:
+  template <class U>
+  friend class SharedMemoryAllocator;
+  struct State {
+    explicit State(Context c) : context(std::move(c)) {}
+    Context context;
+    std::mutex mutex;
+    std::unordered_map<const void *, MemoryView> views;
+  };
+  std::shared_ptr<State> state_;
+};
+
+template <class T>
+using SharedVector = std::vector<T, SharedMemoryAllocator<T>>;
+
+// The completion of one command. Usable as soon as the command is enqueued.
+class Future : public detail::Handle<XpurtFuture> {
+ public:
+  Future() = default;
+  static Future adopt(XpurtFuture h) { return Future(h); }
+
+  // The command has completed. Never blocks.
+  bool valid() const {
+    bool v = false;
+    detail::check(xpurtFutureIsValid(h_, &v));
+    return v;
+  }
+  // Blocks until the command completes; throws if it failed.
+  void wait() const { detail::check(xpurtFutureWait(h_)); }
+  // Device execution time in nanoseconds (waits for completion).
+  uint64_t timeNs() const {
+    uint64_t ns = 0;
+    detail::check(xpurtFutureTimeNs(h_, &ns));
+    return ns;
+  }
+
+ private:
+  explicit Future(XpurtFuture h) : Handle(h) {}
+};
+
+struct ModuleOptions {
+  std::string buildFlags;
+  std::vector<std::pair<uint32_t, uint64_t>> specConstants;  // id, value
+};
+
+class Module : public detail::Handle<XpurtModule> {
+ public:
+  // By name: lib<name>.so or <name>.spv, searched as xpurtLoadModule says.
+  Module(const Device &device, const std::string &name, const ModuleOptions &options = {}) {
+    Options o(options);
+    detail::check(xpurtLoadModule(device.handle(), name.c_str(), &o.c, &h_));
+  }
+  static Module fromFile(const Device &device, const std::string &path,
+                         const ModuleOptions &options = {}) {
+    Options o(options);
+    XpurtModule m = nullptr;
+    detail::check(xpurtLoadModuleFromFile(device.handle(), path.c_str(), &o.c, &m));
+    return Module(m);
+  }
+  static Module fromMemory(const Device &device, const void *data, size_t size,
+                           const ModuleOptions &options = {}) {
+    Options o(options);
+    XpurtModule m = nullptr;
+    detail::check(xpurtLoadModuleFromMemory(device.handle(), data, size, &o.c, &m));
+    return Module(m);
+  }
+
+ private:
+  explicit Module(XpurtModule h) : Handle(h) {}
+  struct Options {  // the C view of ModuleOptions, valid while `options` lives
+    explicit Options(const ModuleOptions &options) {
+      for (auto &[id, value] : options.specConstants) {
+        ids.push_back(id);
+        values.push_back(value);
+      }
+      c = {sizeof(XpurtModuleOptions), options.buildFlags.c_str(),
+           static_cast<uint32_t>(ids.size()), ids.data(), values.data()};
+    }
+    std::vector<uint32_t> ids;
+    std::vector<uint64_t> values;
+    XpurtModuleOptions c{};
+  };
+};
+
+class Kernel : public detail::Handle<XpurtKernel> {
+ public:
+  Kernel(const Module &module, const std::string &name) {
+    detail::check(xpurtNewKernel(module.handle(), name.c_str(), &h_));
+  }
+  // ISPCRT's form; the device is the module's.
+  Kernel(const Device &, const Module &module, const std::string &name) : Kernel(module, name) {}
+};
+
+class TaskQueue : public detail::Handle<XpurtTaskQueue> {
+ public:
+  explicit TaskQueue(const Device &device) {
+    detail::check(xpurtNewTaskQueue(device.handle(), &h_));
+  }
+
+  Future copyToDevice(const MemoryView &view, size_t offset = 0, size_t bytes = XPURT_WHOLE_SIZE) {
+    return enqueue([&](XpurtFuture *f) {
+      return xpurtCopyToDevice(h_, view.handle(), offset, bytes, f);
+    });
+  }
+  Future copyToHost(const MemoryView &view, size_t offset = 0, size_t bytes = XPURT_WHOLE_SIZE) {
+    return enqueue([&](XpurtFuture *f) {
+      return xpurtCopyToHost(h_, view.handle(), offset, bytes, f);
+    });
+  }
+  Future copyMemoryView(const MemoryView &dst, const MemoryView &src, size_t bytes = XPURT_WHOLE_SIZE,
+                        size_t dstOffset = 0, size_t srcOffset = 0) {
+    return enqueue([&](XpurtFuture *f) {
+      return xpurtCopyMemoryView(h_, dst.handle(), src.handle(), dstOffset, srcOffset, bytes, f);
+    });
+  }
+  template <class T>
+  Future fill(const MemoryView &view, const T &value, size_t offset = 0,
+              size_t bytes = XPURT_WHOLE_SIZE) {
+    return enqueue([&](XpurtFuture *f) {
+      return xpurtFill(h_, view.handle(), offset, bytes, &value, sizeof(T), f);
+    });
+  }
+  Future launch(const Kernel &kernel, const MemoryView &params, size_t d0, size_t d1 = 1,
+                size_t d2 = 1) {
+    return launch(kernel, params.handle(), d0, d1, d2);
+  }
+  Future launch(const Kernel &kernel, size_t d0, size_t d1 = 1, size_t d2 = 1) {
+    return launch(kernel, nullptr, d0, d1, d2);
+  }
+  // Runs fn on a runtime thread after the commands before it; an exception fails its future
+  // and the next sync().
+  Future hostCallback(std::function<void()> fn) {
+    auto *owned = new std::function<void()>(std::move(fn));
+    XpurtFuture f = nullptr;
+    XpurtResult r = xpurtHostCallback(h_, &runHostCallback, owned, &f);
+    if (r != XPURT_SUCCESS) delete owned;
+    detail::check(r);
+    return Future::adopt(f);
+  }
+  void barrier() { detail::check(xpurtBarrier(h_)); }
+  // Waits for everything enqueued; throws the first failure of queued work since the last sync.
+  void sync() { detail::check(xpurtSync(h_)); }
+
+ private:
+  template <class Call>
+  Future enqueue(Call call) {
+    XpurtFuture f = nullptr;
+    detail::check(call(&f));
+    return Future::adopt(f);
+  }
+  Future launch(const Kernel &kernel, XpurtMemoryView params, size_t d0, size_t d1, size_t d2) {
+    return enqueue([&](XpurtFuture *f) {
+      return xpurtLaunch3D(h_, kernel.handle(), params, d0, d1, d2, f);
+    });
+  }
+  static XpurtResult runHostCallback(void *data) {
+    std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()> *>(data));
+    try {
+      (*fn)();
+      return XPURT_SUCCESS;
+    } catch (const std::exception &e) {
+      xpurtHostCallbackSetError(e.what());
+    } catch (...) {
+      xpurtHostCallbackSetError("a host callback threw a non-standard exception");
+    }
+    return XPURT_ERROR_EXECUTION_FAILED;
+  }
+};
+
+}  // namespace xpurt

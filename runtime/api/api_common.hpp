@@ -1,0 +1,61 @@
+// Shared by the C entry points: the guard that turns exceptions into result codes (and calls
+// the error function), and the checked conversion from a handle to the object it names.
+#pragma once
+
+#include "core/error.hpp"
+#include "core/handle_registry.hpp"
+#include "core/object.hpp"
+
+#include <xpurt/xpurt.h>
+
+namespace xpurt::api {
+
+// Records the failure for xpurtLastErrorMessage, logs it and calls the error function.
+XpurtResult report(XpurtResult code, const std::string &message) noexcept;
+
+// Runs body; every exception becomes a result code and a message that begins with `entry`.
+template <class Body>
+XpurtResult guarded(const char *entry, Body &&body) noexcept {
+  try {
+    body();
+    return XPURT_SUCCESS;
+  } catch (const core::Error &e) {
+    return report(e.code(), fmt::format("{}: {}", entry, e.what()));
+  } catch (const std::bad_alloc &) {
+    return report(XPURT_ERROR_OUT_OF_MEMORY, fmt::format("{}: out of memory", entry));
+  } catch (const std::exception &e) {
+    return report(XPURT_ERROR_UNKNOWN, fmt::format("{}: {}", entry, e.what()));
+  } catch (...) {
+    return report(XPURT_ERROR_UNKNOWN, fmt::format("{}: unknown failure", entry));
+  }
+}
+
+// The live object of kind T that `handle` names; `what` names the argument in errors.
+template <class T>
+core::Ref<T> lookup(const void *handle, const char *what) {
+  if (!handle)
+    core::fail(XPURT_ERROR_INVALID_HANDLE, "the {} handle ({}) is NULL",
+               core::objectKindName(T::kKind), what);
+  core::Ref<core::Object> obj = core::HandleRegistry::instance().lookup(handle);
+  if (!obj)
+    core::fail(XPURT_ERROR_INVALID_HANDLE,
+               "{} ({}) is not a live xpurt handle: it was released, or never created",
+               handle, what);
+  if (obj->kind() != T::kKind)
+    core::fail(XPURT_ERROR_INVALID_HANDLE, "{} is a {} handle where a {} handle was expected",
+               what, core::objectKindName(obj->kind()), core::objectKindName(T::kKind));
+  return core::staticRefCast<T>(std::move(obj));
+}
+
+template <class T>
+void checkOut(T *out, const char *what) {
+  if (!out) core::fail(XPURT_ERROR_INVALID_ARGUMENT, "the output pointer {} is NULL", what);
+}
+
+// Hands obj out through the typed C handle pointer.
+template <class Handle, class T>
+void publish(Handle *out, const core::Ref<T> &obj) {
+  *out = static_cast<Handle>(core::HandleRegistry::instance().publish(core::Ref<core::Object>(obj)));
+}
+
+}  // namespace xpurt::api

@@ -1,0 +1,102 @@
+// Devices and contexts.
+#include "api_common.hpp"
+#include "core/device_selection.hpp"
+#include "core/log.hpp"
+
+using namespace xpurt;
+
+namespace {
+
+// Device discovery is where configuration is (re)read, so a fixed environment variable takes
+// effect without restarting the process.
+void readConfig() { core::applyLogLevelFromEnv(); }
+
+core::DeviceOptions deviceOptions(const XpurtDeviceOptions *options) {
+  core::DeviceOptions out;
+  if (!options) return out;
+  if (options->structSize < sizeof(XpurtDeviceOptions))
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "XpurtDeviceOptions.structSize is {}; set it to sizeof(XpurtDeviceOptions) ({})",
+               options->structSize, sizeof(XpurtDeviceOptions));
+  if (options->flags & ~XPURT_DEVICE_FLAG_SEPARATE_MEMORY)
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT, "XpurtDeviceOptions.flags has unknown bits {:#x}",
+               options->flags & ~XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
+  out.separateMemory = options->flags & XPURT_DEVICE_FLAG_SEPARATE_MEMORY;
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+XPURT_API XpurtResult xpurtGetDeviceCount(XpurtDeviceType type, uint32_t *count) {
+  return api::guarded("xpurtGetDeviceCount", [&] {
+    api::checkOut(count, "count");
+    readConfig();
+    *count = core::deviceCount(type);
+  });
+}
+
+XPURT_API XpurtResult xpurtGetDeviceInfo(XpurtDeviceType type, uint32_t index,
+                                         XpurtDeviceInfo *info) {
+  return api::guarded("xpurtGetDeviceInfo", [&] {
+    api::checkOut(info, "info");
+    readConfig();
+    XpurtDeviceInfo result = core::deviceInfo(type, index);
+    *info = result;
+  });
+}
+
+XPURT_API XpurtResult xpurtGetDeviceWithOptions(XpurtDeviceType type, uint32_t index,
+                                                const XpurtDeviceOptions *options,
+                                                XpurtDevice *device) {
+  return api::guarded("xpurtGetDevice", [&] {
+    api::checkOut(device, "device");
+    readConfig();
+    core::DeviceOptions opts = deviceOptions(options);
+    core::DeviceAddress at = core::findDevice(type, index);
+    api::publish(device, at.backend->createDevice(at.index, opts));
+  });
+}
+
+XPURT_API XpurtResult xpurtGetDevice(XpurtDeviceType type, uint32_t index, XpurtDevice *device) {
+  return xpurtGetDeviceWithOptions(type, index, nullptr, device);
+}
+
+XPURT_API XpurtResult xpurtDeviceGetInfo(XpurtDevice device, XpurtDeviceInfo *info) {
+  return api::guarded("xpurtDeviceGetInfo", [&] {
+    auto dev = api::lookup<core::Device>(device, "device");
+    api::checkOut(info, "info");
+    *info = dev->info();
+  });
+}
+
+XPURT_API XpurtResult xpurtNewContext(XpurtDeviceType type, XpurtContext *context) {
+  return api::guarded("xpurtNewContext", [&] {
+    api::checkOut(context, "context");
+    readConfig();
+    api::publish(context, core::Context::create(type));
+  });
+}
+
+XPURT_API XpurtResult xpurtContextGetDeviceCount(XpurtContext context, uint32_t *count) {
+  return api::guarded("xpurtContextGetDeviceCount", [&] {
+    auto ctx = api::lookup<core::Context>(context, "context");
+    api::checkOut(count, "count");
+    *count = static_cast<uint32_t>(ctx->devices().size());
+  });
+}
+
+XPURT_API XpurtResult xpurtContextGetDevice(XpurtContext context, uint32_t index,
+                                            XpurtDevice *device) {
+  return api::guarded("xpurtContextGetDevice", [&] {
+    auto ctx = api::lookup<core::Context>(context, "context");
+    api::checkOut(device, "device");
+    if (index >= ctx->devices().size())
+      core::fail(XPURT_ERROR_NOT_FOUND, "the context has {} device(s); there is no device {}",
+                 ctx->devices().size(), index);
+    api::publish(device, ctx->devices()[index]);
+  });
+}
+
+}  // extern "C"

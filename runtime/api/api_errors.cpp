@@ -1,0 +1,90 @@
+// Errors, reference counting and the error function.
+#include "api_common.hpp"
+#include "core/log.hpp"
+#include "core/task_queue.hpp"
+
+#include <mutex>
+
+namespace xpurt::api {
+namespace {
+
+struct ErrorFunc {
+  XpurtErrorFunc func = nullptr;
+  void *userData = nullptr;
+};
+std::mutex errorFuncMutex;
+ErrorFunc errorFunc;
+thread_local std::string lastError;
+
+}  // namespace
+
+XpurtResult report(XpurtResult code, const std::string &message) noexcept {
+  try {
+    lastError = message;
+    core::log().debug("{} ({})", message, xpurtResultString(code));
+    ErrorFunc f;
+    {
+      std::lock_guard lock(errorFuncMutex);
+      f = errorFunc;
+    }
+    if (f.func) f.func(code, lastError.c_str(), f.userData);
+  } catch (...) {
+    // Reporting must not turn one error into a crash.
+  }
+  return code;
+}
+
+}  // namespace xpurt::api
+
+using namespace xpurt;
+
+extern "C" {
+
+XPURT_API const char *xpurtResultString(XpurtResult result) {
+  switch (result) {
+    case XPURT_SUCCESS: return "XPURT_SUCCESS";
+    case XPURT_ERROR_INVALID_ARGUMENT: return "XPURT_ERROR_INVALID_ARGUMENT";
+    case XPURT_ERROR_INVALID_HANDLE: return "XPURT_ERROR_INVALID_HANDLE";
+    case XPURT_ERROR_OUT_OF_RANGE: return "XPURT_ERROR_OUT_OF_RANGE";
+    case XPURT_ERROR_NOT_FOUND: return "XPURT_ERROR_NOT_FOUND";
+    case XPURT_ERROR_INVALID_MODULE: return "XPURT_ERROR_INVALID_MODULE";
+    case XPURT_ERROR_UNSUPPORTED: return "XPURT_ERROR_UNSUPPORTED";
+    case XPURT_ERROR_INVALID_CONFIG: return "XPURT_ERROR_INVALID_CONFIG";
+    case XPURT_ERROR_OUT_OF_MEMORY: return "XPURT_ERROR_OUT_OF_MEMORY";
+    case XPURT_ERROR_EXECUTION_FAILED: return "XPURT_ERROR_EXECUTION_FAILED";
+    case XPURT_ERROR_UNKNOWN: return "XPURT_ERROR_UNKNOWN";
+  }
+  return "(not an XpurtResult)";
+}
+
+XPURT_API const char *xpurtLastErrorMessage(void) { return api::lastError.c_str(); }
+
+XPURT_API void xpurtSetErrorFunc(XpurtErrorFunc func, void *userData) {
+  std::lock_guard lock(api::errorFuncMutex);
+  api::errorFunc = {func, userData};
+}
+
+XPURT_API XpurtResult xpurtRetain(void *handle) {
+  return api::guarded("xpurtRetain", [&] {
+    if (!handle) core::fail(XPURT_ERROR_INVALID_HANDLE, "the handle is NULL");
+    if (!core::HandleRegistry::instance().retainHandle(handle))
+      core::fail(XPURT_ERROR_INVALID_HANDLE,
+                 "{} is not a live xpurt handle: it was released, or never created", handle);
+  });
+}
+
+XPURT_API XpurtResult xpurtRelease(void *handle) {
+  return api::guarded("xpurtRelease", [&] {
+    if (!handle) core::fail(XPURT_ERROR_INVALID_HANDLE, "the handle is NULL");
+    if (!core::HandleRegistry::instance().releaseHandle(handle))
+      core::fail(XPURT_ERROR_INVALID_HANDLE,
+                 "{} is not a live xpurt handle: it was released already, or never created",
+                 handle);
+  });
+}
+
+XPURT_API void xpurtHostCallbackSetError(const char *message) {
+  core::setHostCallbackError(message);
+}
+
+}  // extern "C"

@@ -1,0 +1,80 @@
+// Modules and kernels.
+#include "api_common.hpp"
+#include "core/backend.hpp"
+
+using namespace xpurt;
+
+namespace {
+
+core::ModuleOptions moduleOptions(const XpurtModuleOptions *options) {
+  core::ModuleOptions out;
+  if (!options) return out;
+  if (options->structSize < sizeof(XpurtModuleOptions))
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "XpurtModuleOptions.structSize is {}; set it to sizeof(XpurtModuleOptions) ({})",
+               options->structSize, sizeof(XpurtModuleOptions));
+  if (options->buildFlags) out.buildFlags = options->buildFlags;
+  if (options->numSpecConstants &&
+      (!options->specConstantIds || !options->specConstantValues))
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "XpurtModuleOptions has {} specialization constants but a NULL id or value array",
+               options->numSpecConstants);
+  for (uint32_t i = 0; i < options->numSpecConstants; ++i)
+    out.specConstants.emplace_back(options->specConstantIds[i], options->specConstantValues[i]);
+  return out;
+}
+
+XpurtResult load(const char *entry, XpurtDevice device, const core::ModuleSource &source,
+                 const XpurtModuleOptions *options, XpurtModule *module) {
+  return api::guarded(entry, [&] {
+    auto dev = api::lookup<core::Device>(device, "device");
+    api::checkOut(module, "module");
+    api::publish(module, dev->loadModule(source, moduleOptions(options)));
+  });
+}
+
+core::ModuleSource named(core::ModuleSource::Kind kind, const char *text) {
+  if (!text) core::fail(XPURT_ERROR_INVALID_ARGUMENT, "the module name or path is NULL");
+  return core::ModuleSource{kind, text};
+}
+
+}  // namespace
+
+extern "C" {
+
+XPURT_API XpurtResult xpurtLoadModule(XpurtDevice device, const char *name,
+                                      const XpurtModuleOptions *options, XpurtModule *module) {
+  core::ModuleSource source;
+  XpurtResult r = api::guarded("xpurtLoadModule", [&] {
+    source = named(core::ModuleSource::Kind::Name, name);
+  });
+  return r ? r : load("xpurtLoadModule", device, source, options, module);
+}
+
+XPURT_API XpurtResult xpurtLoadModuleFromFile(XpurtDevice device, const char *path,
+                                              const XpurtModuleOptions *options,
+                                              XpurtModule *module) {
+  core::ModuleSource source;
+  XpurtResult r = api::guarded("xpurtLoadModuleFromFile", [&] {
+    source = named(core::ModuleSource::Kind::Path, path);
+  });
+  return r ? r : load("xpurtLoadModuleFromFile", device, source, options, module);
+}
+
+XPURT_API XpurtResult xpurtLoadModuleFromMemory(XpurtDevice device, const void *data, size_t size,
+                                                const XpurtModuleOptions *options,
+                                                XpurtModule *module) {
+  core::ModuleSource source{core::ModuleSource::Kind::Memory, {}, data, size};
+  return load("xpurtLoadModuleFromMemory", device, source, options, module);
+}
+
+XPURT_API XpurtResult xpurtNewKernel(XpurtModule module, const char *name, XpurtKernel *kernel) {
+  return api::guarded("xpurtNewKernel", [&] {
+    auto mod = api::lookup<core::Module>(module, "module");
+    api::checkOut(kernel, "kernel");
+    if (!name) core::fail(XPURT_ERROR_INVALID_ARGUMENT, "the kernel name is NULL");
+    api::publish(kernel, mod->createKernel(name));
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,135 @@
+// Task queues and futures.
+#include "api_common.hpp"
+#include "core/task_queue.hpp"
+
+using namespace xpurt;
+
+namespace {
+
+using core::MemoryView;
+using core::Ref;
+
+// Looks up the queue, runs `enqueue` and hands its event out as a future if one was asked for.
+template <class Enqueue>
+XpurtResult command(const char *entry, XpurtTaskQueue queue, XpurtFuture *future,
+                    Enqueue enqueue) {
+  return api::guarded(entry, [&] {
+    auto q = api::lookup<core::TaskQueue>(queue, "queue");
+    Ref<core::Event> done = enqueue(*q);
+    if (future) api::publish(future, done);
+  });
+}
+
+Ref<MemoryView> view(XpurtMemoryView handle, const char *what) {
+  return api::lookup<MemoryView>(handle, what);
+}
+
+XpurtResult launch(XpurtTaskQueue queue, XpurtKernel kernel, XpurtMemoryView params, size_t d0,
+                   size_t d1, size_t d2, XpurtFuture *future) {
+  return command("xpurtLaunch", queue, future, [&](core::TaskQueue &q) {
+    auto k = api::lookup<core::Kernel>(kernel, "kernel");
+    Ref<MemoryView> p = params ? view(params, "params") : nullptr;
+    return q.launch(*k, p.get(), d0, d1, d2);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+XPURT_API XpurtResult xpurtNewTaskQueue(XpurtDevice device, XpurtTaskQueue *queue) {
+  return api::guarded("xpurtNewTaskQueue", [&] {
+    auto dev = api::lookup<core::Device>(device, "device");
+    api::checkOut(queue, "queue");
+    api::publish(queue, dev->createQueue());
+  });
+}
+
+XPURT_API XpurtResult xpurtCopyToDevice(XpurtTaskQueue queue, XpurtMemoryView v, size_t offset,
+                                        size_t size, XpurtFuture *future) {
+  return command("xpurtCopyToDevice", queue, future, [&](core::TaskQueue &q) {
+    return q.copyToDevice(*view(v, "view"), offset, size);
+  });
+}
+
+XPURT_API XpurtResult xpurtCopyToHost(XpurtTaskQueue queue, XpurtMemoryView v, size_t offset,
+                                      size_t size, XpurtFuture *future) {
+  return command("xpurtCopyToHost", queue, future, [&](core::TaskQueue &q) {
+    return q.copyToHost(*view(v, "view"), offset, size);
+  });
+}
+
+XPURT_API XpurtResult xpurtCopyMemoryView(XpurtTaskQueue queue, XpurtMemoryView dst,
+                                          XpurtMemoryView src, size_t dstOffset,
+                                          size_t srcOffset, size_t size, XpurtFuture *future) {
+  return command("xpurtCopyMemoryView", queue, future, [&](core::TaskQueue &q) {
+    return q.copyView(*view(dst, "dst"), *view(src, "src"), dstOffset, srcOffset, size);
+  });
+}
+
+XPURT_API XpurtResult xpurtFill(XpurtTaskQueue queue, XpurtMemoryView v, size_t offset,
+                                size_t size, const void *pattern, size_t patternSize,
+                                XpurtFuture *future) {
+  return command("xpurtFill", queue, future, [&](core::TaskQueue &q) {
+    return q.fill(*view(v, "view"), offset, size, pattern, patternSize);
+  });
+}
+
+XPURT_API XpurtResult xpurtLaunch1D(XpurtTaskQueue queue, XpurtKernel kernel,
+                                    XpurtMemoryView params, size_t d0, XpurtFuture *future) {
+  return launch(queue, kernel, params, d0, 1, 1, future);
+}
+
+XPURT_API XpurtResult xpurtLaunch2D(XpurtTaskQueue queue, XpurtKernel kernel,
+                                    XpurtMemoryView params, size_t d0, size_t d1,
+                                    XpurtFuture *future) {
+  return launch(queue, kernel, params, d0, d1, 1, future);
+}
+
+XPURT_API XpurtResult xpurtLaunch3D(XpurtTaskQueue queue, XpurtKernel kernel,
+                                    XpurtMemoryView params, size_t d0, size_t d1, size_t d2,
+                                    XpurtFuture *future) {
+  return launch(queue, kernel, params, d0, d1, d2, future);
+}
+
+XPURT_API XpurtResult xpurtHostCallback(XpurtTaskQueue queue, XpurtHostFunc func, void *userData,
+                                        XpurtFuture *future) {
+  return command("xpurtHostCallback", queue, future,
+                 [&](core::TaskQueue &q) { return q.hostCallback(func, userData); });
+}
+
+XPURT_API XpurtResult xpurtBarrier(XpurtTaskQueue queue) {
+  return api::guarded("xpurtBarrier",
+                      [&] { api::lookup<core::TaskQueue>(queue, "queue")->barrier(); });
+}
+
+XPURT_API XpurtResult xpurtSync(XpurtTaskQueue queue) {
+  return api::guarded("xpurtSync", [&] { api::lookup<core::TaskQueue>(queue, "queue")->sync(); });
+}
+
+XPURT_API XpurtResult xpurtFutureIsValid(XpurtFuture future, bool *valid) {
+  return api::guarded("xpurtFutureIsValid", [&] {
+    auto f = api::lookup<core::Event>(future, "future");
+    api::checkOut(valid, "valid");
+    *valid = f->isDone();
+  });
+}
+
+XPURT_API XpurtResult xpurtFutureWait(XpurtFuture future) {
+  return api::guarded("xpurtFutureWait", [&] {
+    auto f = api::lookup<core::Event>(future, "future");
+    f->wait();
+    if (f->failed()) core::fail(XPURT_ERROR_EXECUTION_FAILED, "{}", f->errorMessage());
+  });
+}
+
+XPURT_API XpurtResult xpurtFutureTimeNs(XpurtFuture future, uint64_t *ns) {
+  return api::guarded("xpurtFutureTimeNs", [&] {
+    auto f = api::lookup<core::Event>(future, "future");
+    api::checkOut(ns, "ns");
+    f->wait();
+    *ns = f->deviceTimeNs();
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,128 @@
+// The backend interface. A backend enumerates devices of one kind; a device allocates memory,
+// creates queues and loads modules; a queue runs commands in the order they are submitted,
+// each signalling its event. runtime/core never includes a backend: backends are reached
+// through this interface and registered in runtime/api/backend_list.cpp.
+#pragma once
+
+#include "event.hpp"
+#include "object.hpp"
+
+#include <xpurt/xpurt.h>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace xpurt::core {
+
+class Device;
+class Kernel;
+class Module;
+class TaskQueue;
+
+struct DeviceOptions {
+  bool separateMemory = false;  // XPURT_DEVICE_FLAG_SEPARATE_MEMORY
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char *name() const = 0;  // as in XPURT_DEVICE: "cpu", "level_zero", "cuda"
+  virtual XpurtDeviceType deviceType() const = 0;
+  virtual uint32_t deviceCount() = 0;
+  virtual XpurtDeviceInfo deviceInfo(uint32_t index) = 0;
+  virtual Ref<Device> createDevice(uint32_t index, const DeviceOptions &options) = 0;
+};
+
+using BackendFactory = std::unique_ptr<Backend> (*)();
+
+// Every backend of this build, created on first use, GPU backends before the CPU.
+std::span<Backend *const> backends();
+
+struct ModuleSource {
+  enum class Kind { Name, Path, Memory } kind;
+  std::string text;  // the name or the path
+  const void *data = nullptr;
+  size_t size = 0;
+};
+
+struct ModuleOptions {
+  std::string buildFlags;
+  std::vector<std::pair<uint32_t, uint64_t>> specConstants;
+};
+
+class Device : public Object {
+ public:
+  static constexpr ObjectKind kKind = ObjectKind::Device;
+  explicit Device(Backend &backend) : Object(kKind), backend_(backend) {}
+
+  Backend &backend() const { return backend_; }
+  virtual XpurtDeviceInfo info() const = 0;
+  // Device views alias their host copy (no separate storage, copies are free).
+  virtual bool deviceMemoryIsHostMemory() const = 0;
+  // Throws an OUT_OF_MEMORY Error when the memory cannot be had.
+  virtual void *allocate(size_t size, XpurtAllocationType type) = 0;
+  virtual void deallocate(void *ptr, XpurtAllocationType type) noexcept = 0;
+  virtual Ref<TaskQueue> createQueue() = 0;
+  virtual Ref<Module> loadModule(const ModuleSource &source, const ModuleOptions &options) = 0;
+
+ private:
+  Backend &backend_;
+};
+
+class Module : public Object {
+ public:
+  static constexpr ObjectKind kKind = ObjectKind::Module;
+  Module(Ref<Device> device, std::string name)
+      : Object(kKind), device_(std::move(device)), name_(std::move(name)) {}
+
+  Device &device() const { return *device_; }
+  const std::string &name() const { return name_; }
+  // Throws a NOT_FOUND Error that names the module when there is no such kernel.
+  virtual Ref<Kernel> createKernel(const std::string &name) = 0;
+
+ private:
+  Ref<Device> device_;
+  std::string name_;
+};
+
+class Kernel : public Object {
+ public:
+  static constexpr ObjectKind kKind = ObjectKind::Kernel;
+  Kernel(Ref<Module> module, std::string name)
+      : Object(kKind), module_(std::move(module)), name_(std::move(name)) {}
+
+  Module &module() const { return *module_; }
+  const std::string &name() const { return name_; }
+
+ private:
+  Ref<Module> module_;
+  std::string name_;
+};
+
+// One queued command, already validated. Holds references to what it touches, so handles may
+// be released while it waits.
+struct Command {
+  enum class Type : uint8_t { Copy, Fill, Launch, HostCallback, Barrier };
+  static constexpr size_t kMaxPatternSize = 128;
+
+  Type type = Type::Barrier;
+  void *dst = nullptr;        // Copy, Fill
+  const void *src = nullptr;  // Copy
+  size_t size = 0;            // Copy, Fill: bytes
+  uint32_t patternSize = 0;   // Fill
+  std::array<std::byte, kMaxPatternSize> pattern{};
+  Ref<Kernel> kernel;  // Launch
+  void *params = nullptr;
+  std::array<uint32_t, 3> dims{1, 1, 1};
+  XpurtHostFunc func = nullptr;  // HostCallback
+  void *userData = nullptr;
+  std::array<Ref<Object>, 2> keepAlive;  // the memory views involved
+  Ref<Event> done;                       // null for a barrier
+};
+
+}  // namespace xpurt::core

@@ -1,0 +1,98 @@
+#include "device_selection.hpp"
+
+#include "config.hpp"
+#include "error.hpp"
+
+namespace xpurt::core {
+
+static std::string available() {
+  std::string list;
+  for (Backend *b : backends())
+    for (uint32_t i = 0, n = b->deviceCount(); i < n; ++i)
+      list += fmt::format("{}{}:{}", list.empty() ? "" : ", ", b->name(), i);
+  return list.empty() ? "none" : list;
+}
+
+static const char *typeName(XpurtDeviceType type) {
+  switch (type) {
+    case XPURT_DEVICE_TYPE_CPU: return "CPU";
+    case XPURT_DEVICE_TYPE_GPU: return "GPU";
+    case XPURT_DEVICE_TYPE_AUTO: return "AUTO";
+  }
+  return "?";
+}
+
+static void checkType(XpurtDeviceType type) {
+  if (type != XPURT_DEVICE_TYPE_CPU && type != XPURT_DEVICE_TYPE_GPU &&
+      type != XPURT_DEVICE_TYPE_AUTO)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "device type {} is not one of XPURT_DEVICE_TYPE_CPU, _GPU or _AUTO",
+         static_cast<int>(type));
+}
+
+static uint32_t countOfType(XpurtDeviceType type) {
+  uint32_t n = 0;
+  for (Backend *b : backends())
+    if (b->deviceType() == type) n += b->deviceCount();
+  return n;
+}
+
+// AUTO without XPURT_DEVICE: the GPUs if there are any, else the CPUs.
+static XpurtDeviceType autoType() {
+  return countOfType(XPURT_DEVICE_TYPE_GPU) > 0 ? XPURT_DEVICE_TYPE_GPU : XPURT_DEVICE_TYPE_CPU;
+}
+
+uint32_t deviceCount(XpurtDeviceType type) {
+  checkType(type);
+  return countOfType(type == XPURT_DEVICE_TYPE_AUTO ? autoType() : type);
+}
+
+static DeviceAddress byTypeAndIndex(XpurtDeviceType type, uint32_t index) {
+  uint32_t first = 0;
+  for (Backend *b : backends()) {
+    if (b->deviceType() != type) continue;
+    uint32_t n = b->deviceCount();
+    if (index < first + n) return {b, index - first};
+    first += n;
+  }
+  fail(XPURT_ERROR_NOT_FOUND, "there is no {} device {} ({} {} device{}; available: {})",
+       typeName(type), index, first, typeName(type), first == 1 ? "" : "s", available());
+}
+
+static DeviceAddress bySelector(const DeviceSelector &sel) {
+  if (sel.backend.empty()) return byTypeAndIndex(autoType(), sel.index);
+  if (sel.backend == "cpu") return byTypeAndIndex(XPURT_DEVICE_TYPE_CPU, sel.index);
+  if (sel.backend == "gpu") return byTypeAndIndex(XPURT_DEVICE_TYPE_GPU, sel.index);
+  for (Backend *b : backends())
+    if (sel.backend == b->name() && sel.index < b->deviceCount()) return {b, sel.index};
+  fail(XPURT_ERROR_NOT_FOUND, "XPURT_DEVICE={}:{} names no device of this machine (available: {})",
+       sel.backend, sel.index, available());
+}
+
+DeviceAddress findDevice(XpurtDeviceType type, uint32_t index) {
+  checkType(type);
+  if (type == XPURT_DEVICE_TYPE_AUTO) {
+    if (auto sel = deviceSelectorFromEnv()) {
+      if (index != 0) sel->index = index;
+      return bySelector(*sel);
+    }
+    return byTypeAndIndex(autoType(), index);
+  }
+  return byTypeAndIndex(type, index);
+}
+
+XpurtDeviceInfo deviceInfo(XpurtDeviceType type, uint32_t index) {
+  DeviceAddress at = findDevice(type, index);
+  return at.backend->deviceInfo(at.index);
+}
+
+Ref<Context> Context::create(XpurtDeviceType type) {
+  DeviceAddress first = findDevice(type, 0);
+  Ref<Context> ctx = Ref<Context>::adopt(new Context);
+  ctx->backend_ = first.backend;
+  for (uint32_t i = 0, n = first.backend->deviceCount(); i < n; ++i)
+    ctx->devices_.push_back(first.backend->createDevice(i, DeviceOptions{}));
+  return ctx;
+}
+
+}  // namespace xpurt::core

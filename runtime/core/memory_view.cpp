@@ -1,0 +1,74 @@
+#include "memory_view.hpp"
+
+#include "error.hpp"
+
+namespace xpurt::core {
+
+static const char *typeName(XpurtAllocationType type) {
+  switch (type) {
+    case XPURT_ALLOC_TYPE_DEVICE: return "DEVICE";
+    case XPURT_ALLOC_TYPE_SHARED: return "SHARED";
+    case XPURT_ALLOC_TYPE_HOST: return "HOST";
+  }
+  return "?";
+}
+
+MemoryView::MemoryView(Ref<Device> device, XpurtAllocationType type, size_t size)
+    : Object(kKind), device_(std::move(device)), type_(type), size_(size) {}
+
+Ref<MemoryView> MemoryView::create(Ref<Device> device, void *appMemory, size_t size,
+                                   XpurtAllocationType type) {
+  if (type != XPURT_ALLOC_TYPE_DEVICE && type != XPURT_ALLOC_TYPE_SHARED &&
+      type != XPURT_ALLOC_TYPE_HOST)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "allocation type {} is not one of XPURT_ALLOC_TYPE_DEVICE, _SHARED or _HOST",
+         static_cast<int>(type));
+  if (size == 0) fail(XPURT_ERROR_INVALID_ARGUMENT, "a memory view needs a size of at least 1 byte");
+  if (appMemory && type != XPURT_ALLOC_TYPE_DEVICE)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "{} memory views allocate their own memory: pass NULL as the application memory, or "
+         "use a DEVICE view to wrap existing memory",
+         typeName(type));
+
+  // Built before allocating, so its destructor frees whatever was allocated if a later step
+  // throws.
+  Ref<MemoryView> view = Ref<MemoryView>::adopt(new MemoryView(device, type, size));
+  Device &dev = *view->device_;
+  if (type == XPURT_ALLOC_TYPE_DEVICE) {
+    view->host_ = appMemory;
+    if (!appMemory) {
+      view->host_ = dev.allocate(size, XPURT_ALLOC_TYPE_HOST);
+      view->ownsHost_ = true;
+    }
+    if (dev.deviceMemoryIsHostMemory()) {
+      view->device_ptr_ = view->host_;
+    } else {
+      view->device_ptr_ = dev.allocate(size, XPURT_ALLOC_TYPE_DEVICE);
+      view->ownsDevice_ = true;
+    }
+  } else {
+    view->host_ = view->device_ptr_ = dev.allocate(size, type);
+    view->ownsDevice_ = true;
+  }
+  return view;
+}
+
+MemoryView::~MemoryView() {
+  if (ownsDevice_) device_->deallocate(device_ptr_, type_);
+  if (ownsHost_) device_->deallocate(host_, XPURT_ALLOC_TYPE_HOST);
+}
+
+size_t MemoryView::checkedRange(size_t offset, size_t size, const char *what) const {
+  if (offset > size_)
+    fail(XPURT_ERROR_OUT_OF_RANGE, "{}: offset {} is past the end of the {}-byte memory view",
+         what, offset, size_);
+  if (size == XPURT_WHOLE_SIZE) return size_ - offset;
+  if (size > size_ - offset)
+    fail(XPURT_ERROR_OUT_OF_RANGE,
+         "{}: {} bytes from offset {} run past the end of the {}-byte memory view (the last "
+         "valid size from there is {})",
+         what, size, offset, size_, size_ - offset);
+  return size;
+}
+
+}  // namespace xpurt::core

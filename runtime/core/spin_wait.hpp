@@ -1,0 +1,46 @@
+// Waiting for another thread: spin for a short while (a wake-up through the kernel costs
+// microseconds, more than many waits last), then sleep.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace xpurt::core {
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// How long a waiter spins before it sleeps.
+inline constexpr std::chrono::microseconds kSpinBeforeSleep{20};
+
+// Waits until done() holds. sleep() blocks until the watched word changes; around it the waiter
+// counts itself in `sleepers`, so a writer wakes sleepers only when there are some, and looks
+// at done() once more after counting itself (the writer stores, then reads `sleepers`).
+template <class Done, class Sleep>
+void spinThenSleep(std::atomic<uint32_t> &sleepers, Done done, Sleep sleep) {
+  if (done()) return;
+  auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+  for (unsigned i = 0; !done(); ++i) {
+    if ((i & 63) == 0 && std::chrono::steady_clock::now() > until) {
+      while (!done()) {
+        sleepers.fetch_add(1, std::memory_order_seq_cst);
+        if (!done()) sleep();
+        sleepers.fetch_sub(1, std::memory_order_seq_cst);
+      }
+      return;
+    }
+    cpuRelax();
+  }
+}
+
+}  // namespace xpurt::core

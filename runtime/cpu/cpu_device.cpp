@@ -1,0 +1,84 @@
+#include "cpu_device.hpp"
+
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "cpu_queue.hpp"
+#include "native_module.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace xpurt::cpu {
+
+static constexpr size_t kAlignment = 64;  // a cache line: no false sharing between views
+static constexpr unsigned char kPoison = 0xA5;
+
+XpurtDeviceInfo describeHostCpu(uint32_t threads) {
+  XpurtDeviceInfo info{};
+  info.type = XPURT_DEVICE_TYPE_CPU;
+  std::strncpy(info.backend, "cpu", sizeof info.backend - 1);
+  std::string name = "host CPU", vendor = "unknown";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    auto value = [&] {
+      auto colon = line.find(':');
+      return colon == std::string::npos ? std::string() : line.substr(line.find_first_not_of(' ', colon + 1));
+    };
+    if (line.rfind("model name", 0) == 0) name = value();
+    if (line.rfind("vendor_id", 0) == 0) vendor = value();
+    if (name != "host CPU" && vendor != "unknown") break;
+  }
+  std::strncpy(info.name, name.c_str(), sizeof info.name - 1);
+  std::strncpy(info.vendor, vendor.c_str(), sizeof info.vendor - 1);
+  info.computeUnits = threads;
+  info.globalMemorySize = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                          static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  info.maxTaskCount = INT_MAX;  // ISPC task indices and counts are 32-bit ints
+  info.deviceMemoryIsHostMemory = true;
+  return info;
+}
+
+CpuDevice::CpuDevice(core::Backend &backend, XpurtDeviceInfo info,
+                     const core::DeviceOptions &options)
+    : core::Device(backend), info_(info) {
+  info_.computeUnits = static_cast<uint32_t>(
+      core::envUnsigned("XPURT_CPU_THREADS", 1, 4096, info.computeUnits));
+  separateMemory_ = options.separateMemory ||
+                    core::envChoice("XPURT_CPU_DEVICE_MEMORY", {"host", "separate"}, 0) == 1;
+  info_.deviceMemoryIsHostMemory = !separateMemory_;
+  arena_.initialize(static_cast<int>(info_.computeUnits));
+  core::log().debug("CPU device '{}': {} threads, device memory {}", info_.name,
+                    info_.computeUnits, separateMemory_ ? "separate" : "is host memory");
+}
+
+void *CpuDevice::allocate(size_t size, XpurtAllocationType type) {
+  if (size > SIZE_MAX - kAlignment)
+    core::fail(XPURT_ERROR_OUT_OF_MEMORY, "cannot allocate {} bytes", size);
+  size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+  void *p = std::aligned_alloc(kAlignment, rounded);
+  if (!p)
+    core::fail(XPURT_ERROR_OUT_OF_MEMORY, "cannot allocate {} bytes of {} memory on the CPU", size,
+               type == XPURT_ALLOC_TYPE_DEVICE ? "device" : "host");
+  // Separate device storage starts as garbage, as on a GPU, so a missing copy is seen.
+  if (type == XPURT_ALLOC_TYPE_DEVICE) std::memset(p, kPoison, rounded);
+  return p;
+}
+
+void CpuDevice::deallocate(void *ptr, XpurtAllocationType) noexcept { std::free(ptr); }
+
+core::Ref<core::TaskQueue> CpuDevice::createQueue() {
+  return core::makeRef<CpuQueue>(core::Ref<CpuDevice>(this));
+}
+
+core::Ref<core::Module> CpuDevice::loadModule(const core::ModuleSource &source,
+                                              const core::ModuleOptions &options) {
+  return loadNativeModule(core::Ref<core::Device>(this), source, options);
+}
+
+}  // namespace xpurt::cpu

@@ -1,0 +1,76 @@
+// ISPC's task-system entry points, which ISPC-compiled CPU code (and native kernels written in
+// its style) call to run tasks: ISPCAlloc, ISPCLaunch and ISPCSync, on oneTBB. They run in the
+// arena of the launching thread, which for a kernel launch is the CPU device's arena.
+//
+// A handle is per launching function: the first ISPCAlloc or ISPCLaunch creates it, ISPCSync
+// waits for every task launched with it, frees its allocations and ends it.
+
+#include <xpurt/xpurt.h>
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+using TaskFunc = void (*)(void *data, int threadIndex, int threadCount, int taskIndex,
+                          int taskCount, int taskIndex0, int taskIndex1, int taskIndex2,
+                          int taskCount0, int taskCount1, int taskCount2);
+
+struct LaunchGroup {
+  tbb::task_group tasks;
+  std::vector<void *> allocations;
+};
+
+LaunchGroup &groupOf(void **handle) {
+  if (!*handle) *handle = new LaunchGroup;
+  return *static_cast<LaunchGroup *>(*handle);
+}
+
+void runTask(TaskFunc f, void *data, int index, int c0, int c1, int c2) {
+  int i0 = index % c0, i1 = index / c0 % c1, i2 = index / (c0 * c1);
+  f(data, tbb::this_task_arena::current_thread_index(), tbb::this_task_arena::max_concurrency(),
+    index, c0 * c1 * c2, i0, i1, i2, c0, c1, c2);
+}
+
+}  // namespace
+
+extern "C" {
+
+XPURT_API void *ISPCAlloc(void **handle, int64_t size, int32_t alignment) {
+  LaunchGroup &group = groupOf(handle);
+  size_t align = alignment < 16 ? 16 : static_cast<size_t>(alignment);
+  size_t bytes = (static_cast<size_t>(size) + align - 1) / align * align;
+  void *p = std::aligned_alloc(align, bytes ? bytes : align);
+  if (p) group.allocations.push_back(p);
+  return p;
+}
+
+XPURT_API void ISPCLaunch(void **handle, void *f, void *data, int count0, int count1,
+                          int count2) {
+  LaunchGroup &group = groupOf(handle);
+  auto func = reinterpret_cast<TaskFunc>(f);
+  int total = count0 * count1 * count2;
+  if (total <= 0) return;
+  if (total == 1) {  // nothing to share: run it here rather than pay for a task
+    runTask(func, data, 0, count0, count1, count2);
+    return;
+  }
+  group.tasks.run([=] {
+    tbb::parallel_for(0, total, [=](int i) { runTask(func, data, i, count0, count1, count2); });
+  });
+}
+
+XPURT_API void ISPCSync(void *handle) {
+  if (!handle) return;
+  auto *group = static_cast<LaunchGroup *>(handle);
+  group->tasks.wait();
+  for (void *p : group->allocations) std::free(p);
+  delete group;
+}
+
+}  // extern "C"

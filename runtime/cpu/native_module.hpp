@@ -1,0 +1,34 @@
+// Native CPU modules: shared libraries whose kernels follow ISPC's CPU convention, an exported
+// <kernel>_cpu_entry_point(void *params, int d0, int d1, int d2) that launches the kernel's
+// tasks through ISPCLaunch/ISPCSync (see ispc_task_system.cpp).
+#pragma once
+
+#include "core/backend.hpp"
+
+#include <array>
+
+namespace xpurt::cpu {
+
+// Finds, checks and loads a module for the CPU device. Throws NOT_FOUND, INVALID_MODULE or
+// UNSUPPORTED with a message that says what was looked at.
+core::Ref<core::Module> loadNativeModule(core::Ref<core::Device> device,
+                                         const core::ModuleSource &source,
+                                         const core::ModuleOptions &options);
+
+class NativeKernel final : public core::Kernel {
+ public:
+  using EntryPoint = void (*)(void *params, int d0, int d1, int d2);
+  NativeKernel(core::Ref<core::Module> module, std::string name, EntryPoint entry)
+      : core::Kernel(std::move(module), std::move(name)), entry_(entry) {}
+
+  // Runs every task of one launch; returns when they have all finished.
+  void run(void *params, const std::array<uint32_t, 3> &dims) const {
+    entry_(params, static_cast<int>(dims[0]), static_cast<int>(dims[1]),
+           static_cast<int>(dims[2]));
+  }
+
+ private:
+  EntryPoint entry_;
+};
+
+}  // namespace xpurt::cpu
