@@ -7,8 +7,12 @@
 function(xpurt_add_native_module name)
   cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
   add_library(${name} MODULE ${ARG_SOURCES})
-  set_target_properties(${name} PROPERTIES PREFIX "lib" LIBRARY_OUTPUT_DIRECTORY
-                                                         ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+  set_target_properties(${name} PROPERTIES PREFIX "lib")
+  if(CMAKE_RUNTIME_OUTPUT_DIRECTORY)
+    # Next to the programs, where loading a module by name finds it.
+    set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY
+                                             ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+  endif()
   if(TARGET xpurt_kernel_headers)
     target_link_libraries(${name} PRIVATE xpurt_kernel_headers)
   elseif(TARGET xpurt::kernel_headers)

@@ -1,0 +1,108 @@
+// Commands with bad ranges, patterns, dimensions and views: refused at enqueue, nothing queued.
+#include "c_api_fixture.hpp"
+
+namespace xpurt::test {
+namespace {
+
+class CommandErrors : public CApiTest {
+ protected:
+  void SetUp() override {
+    CApiTest::SetUp();
+    ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 64, XPURT_ALLOC_TYPE_DEVICE, &view),
+              XPURT_SUCCESS);
+  }
+  void TearDown() override {
+    xpurtRelease(view);
+    CApiTest::TearDown();
+  }
+  XpurtMemoryView view = nullptr;
+};
+
+TEST_F(CommandErrors, CopiesPastTheEndOfAViewAreRefused) {
+  XpurtFuture f = nullptr;
+  EXPECT_XPURT(XPURT_ERROR_OUT_OF_RANGE, xpurtCopyToDevice(queue, view, 0, 65, &f));
+  EXPECT_TRUE(contains(lastMessage(), "64-byte")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_OUT_OF_RANGE, xpurtCopyToHost(queue, view, 60, 8, &f));
+  EXPECT_XPURT(XPURT_ERROR_OUT_OF_RANGE, xpurtCopyToHost(queue, view, 65, XPURT_WHOLE_SIZE, &f));
+  EXPECT_XPURT(XPURT_ERROR_OUT_OF_RANGE, xpurtCopyToHost(queue, view, 8, SIZE_MAX - 4, &f));
+  EXPECT_EQ(f, nullptr);
+  XpurtMemoryView small = nullptr;
+  ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 16, XPURT_ALLOC_TYPE_DEVICE, &small),
+            XPURT_SUCCESS);
+  EXPECT_XPURT(XPURT_ERROR_OUT_OF_RANGE, xpurtCopyMemoryView(queue, small, view, 0, 0, 32, &f));
+  EXPECT_TRUE(contains(lastMessage(), "destination")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_OUT_OF_RANGE, xpurtCopyMemoryView(queue, view, small, 0, 8, 16, &f));
+  EXPECT_TRUE(contains(lastMessage(), "source")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtCopyMemoryView(queue, view, view, 0, 8, 16, &f));
+  EXPECT_TRUE(contains(lastMessage(), "overlap")) << lastMessage();
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtCopyMemoryView(queue, view, small, 0, 0, XPURT_WHOLE_SIZE, &f));
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtFutureWait(f));
+  xpurtRelease(f);
+  xpurtRelease(small);
+  expectUsable();
+}
+
+TEST_F(CommandErrors, BadFillsAreRefused) {
+  uint32_t pattern = 7;
+  EXPECT_XPURT(XPURT_ERROR_OUT_OF_RANGE, xpurtFill(queue, view, 32, 64, &pattern, 4, nullptr));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtFill(queue, view, 0, 6, &pattern, 4, nullptr));
+  EXPECT_TRUE(contains(lastMessage(), "whole number")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtFill(queue, view, 0, 64, nullptr, 4, nullptr));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtFill(queue, view, 0, 64, &pattern, 0, nullptr));
+  char big[256] = {};
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtFill(queue, view, 0, 256, big, 256, nullptr));
+  expectUsable();
+}
+
+TEST_F(CommandErrors, ZeroAndAbsurdTaskDimensionsAreRefused) {
+  XpurtFuture f = nullptr;
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtLaunch1D(queue, kernel, nullptr, 0, &f));
+  EXPECT_TRUE(contains(lastMessage(), "at least 1")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtLaunch3D(queue, kernel, nullptr, 4, 0, 1, &f));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
+               xpurtLaunch3D(queue, kernel, nullptr, 1u << 20, 1u << 20, 1, &f));
+  EXPECT_TRUE(contains(lastMessage(), "exceed")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
+               xpurtLaunch3D(queue, kernel, nullptr, SIZE_MAX, SIZE_MAX, 2, &f));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
+               xpurtLaunch2D(queue, kernel, nullptr, SIZE_MAX, 1, &f));
+  EXPECT_EQ(f, nullptr);
+  expectUsable();
+}
+
+TEST_F(CommandErrors, BadViewsAndCallbacksAreRefused) {
+  XpurtMemoryView v = nullptr;
+  int app = 0;
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
+               xpurtNewMemoryView(device, nullptr, 0, XPURT_ALLOC_TYPE_DEVICE, &v));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
+               xpurtNewMemoryView(device, &app, sizeof app, XPURT_ALLOC_TYPE_SHARED, &v));
+  EXPECT_TRUE(contains(lastMessage(), "pass NULL")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
+               xpurtNewMemoryView(device, nullptr, 8, static_cast<XpurtAllocationType>(9), &v));
+  EXPECT_XPURT(XPURT_ERROR_OUT_OF_MEMORY,
+               xpurtNewMemoryView(device, nullptr, SIZE_MAX / 2, XPURT_ALLOC_TYPE_SHARED, &v));
+  EXPECT_EQ(v, nullptr);
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtHostCallback(queue, nullptr, nullptr, nullptr));
+  expectUsable();
+}
+
+TEST_F(CommandErrors, AFailingCCallbackReportsItsMessage) {
+  XpurtFuture f = nullptr;
+  auto failing = [](void *) -> XpurtResult {
+    xpurtHostCallbackSetError("disk full");
+    return XPURT_ERROR_UNKNOWN;
+  };
+  ASSERT_EQ(xpurtHostCallback(queue, failing, nullptr, &f), XPURT_SUCCESS);
+  EXPECT_XPURT(XPURT_ERROR_EXECUTION_FAILED, xpurtFutureWait(f));
+  EXPECT_TRUE(contains(lastMessage(), "disk full")) << lastMessage();
+  bool valid = false;
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtFutureIsValid(f, &valid));
+  EXPECT_TRUE(valid);
+  EXPECT_XPURT(XPURT_ERROR_EXECUTION_FAILED, xpurtSync(queue));
+  xpurtRelease(f);
+  expectUsable();
+}
+
+}  // namespace
+}  // namespace xpurt::test

@@ -1,0 +1,125 @@
+// Device discovery and selection, and the XPURT_* configuration variables.
+#include "c_api_fixture.hpp"
+
+#include <xpurt/xpurt.hpp>
+
+#include <climits>
+
+namespace xpurt::test {
+namespace {
+
+TEST(Devices, TheCpuIsAlwaysThereAndDescribesItself) {
+  uint32_t count = 0;
+  ASSERT_EQ(xpurtGetDeviceCount(XPURT_DEVICE_TYPE_CPU, &count), XPURT_SUCCESS);
+  EXPECT_EQ(count, 1u);
+  DeviceInfo info = Device::info(DeviceType::CPU, 0);
+  EXPECT_EQ(info.type, XPURT_DEVICE_TYPE_CPU);
+  EXPECT_STREQ(info.backend, "cpu");
+  EXPECT_GT(std::string(info.name).size(), 0u);
+  EXPECT_GE(info.computeUnits, 1u);
+  EXPECT_GT(info.globalMemorySize, 0u);
+  EXPECT_EQ(info.maxTaskCount, uint64_t{INT_MAX});
+  EXPECT_TRUE(info.deviceMemoryIsHostMemory);
+  EXPECT_FALSE(Device(DeviceType::CPU, 0, XPURT_DEVICE_FLAG_SEPARATE_MEMORY)
+                   .info()
+                   .deviceMemoryIsHostMemory);
+}
+
+TEST(Devices, AutoIsTheCpuWhenThereIsNoGpu) {
+  if (Device::count(DeviceType::GPU) > 0) GTEST_SKIP() << "this machine has a GPU";
+  EXPECT_EQ(Device(DeviceType::Auto).info().type, XPURT_DEVICE_TYPE_CPU);
+  XpurtDevice d = nullptr;
+  EXPECT_XPURT(XPURT_ERROR_NOT_FOUND, xpurtGetDevice(XPURT_DEVICE_TYPE_GPU, 0, &d));
+  EXPECT_TRUE(contains(lastMessage(), "available: cpu:0")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_NOT_FOUND, xpurtGetDevice(XPURT_DEVICE_TYPE_CPU, 1, &d));
+  EXPECT_EQ(d, nullptr);
+}
+
+TEST(Config, XpurtDeviceChoosesTheDefaultDevice) {
+  {
+    ScopedEnv env("XPURT_DEVICE", "cpu:0");
+    EXPECT_EQ(Device().info().type, XPURT_DEVICE_TYPE_CPU);
+  }
+  {
+    ScopedEnv env("XPURT_DEVICE", "CPU");
+    EXPECT_EQ(Device().info().type, XPURT_DEVICE_TYPE_CPU);
+  }
+  {
+    ScopedEnv env("XPURT_DEVICE", "cuda:3");
+    XpurtDevice d = nullptr;
+    EXPECT_XPURT(XPURT_ERROR_NOT_FOUND, xpurtGetDevice(XPURT_DEVICE_TYPE_AUTO, 0, &d));
+    EXPECT_TRUE(contains(lastMessage(), "XPURT_DEVICE=cuda:3")) << lastMessage();
+    // An explicit type is not overridden.
+    EXPECT_XPURT(XPURT_SUCCESS, xpurtGetDevice(XPURT_DEVICE_TYPE_CPU, 0, &d));
+    xpurtRelease(d);
+  }
+}
+
+TEST(Config, BadValuesNameTheVariableAndLeaveTheRuntimeUsable) {
+  struct Case {
+    const char *name, *value;
+  } cases[] = {{"XPURT_DEVICE", "fpga"},          {"XPURT_DEVICE", "cpu:x"},
+               {"XPURT_DEVICE", "auto:1"},        {"XPURT_LOG_LEVEL", "loud"},
+               {"XPURT_CPU_THREADS", "0"},        {"XPURT_CPU_THREADS", "many"},
+               {"XPURT_CPU_THREADS", "99999999"}, {"XPURT_CPU_DEVICE_MEMORY", "remote"}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(c.name) + "=" + c.value);
+    XpurtDevice d = nullptr;
+    {
+      ScopedEnv env(c.name, c.value);
+      EXPECT_XPURT(XPURT_ERROR_INVALID_CONFIG, xpurtGetDevice(XPURT_DEVICE_TYPE_AUTO, 0, &d));
+      EXPECT_TRUE(contains(lastMessage(), c.name)) << lastMessage();
+      EXPECT_TRUE(contains(lastMessage(), c.value)) << lastMessage();
+      EXPECT_EQ(d, nullptr);
+    }
+    EXPECT_XPURT(XPURT_SUCCESS, xpurtGetDevice(XPURT_DEVICE_TYPE_AUTO, 0, &d));
+    xpurtRelease(d);
+  }
+}
+
+TEST(Config, XpurtCpuThreadsBoundsTheDevice) {
+  ScopedEnv env("XPURT_CPU_THREADS", "1");
+  Device device(DeviceType::CPU);
+  EXPECT_EQ(device.info().computeUnits, 1u);
+  Module module(device, "xpurt_test_kernels");
+  TaskQueue queue(device);
+  Array<int32_t, AllocType::Shared> index(device, 16), count(device, 16);
+  Array<ThreadParams> params(device);
+  *params.hostPtr() = {index.devicePtr(), count.devicePtr()};
+  queue.copyToDevice(params);
+  queue.launch(Kernel(module, "thread_ids"), params, 16);
+  queue.sync();
+  for (int t = 0; t < 16; ++t) {
+    EXPECT_EQ(count.hostPtr()[t], 1);
+    EXPECT_EQ(index.hostPtr()[t], 0);
+  }
+}
+
+TEST(Config, XpurtCpuDeviceMemorySeparatesStorage) {
+  ScopedEnv env("XPURT_CPU_DEVICE_MEMORY", "separate");
+  EXPECT_FALSE(Device(DeviceType::CPU).info().deviceMemoryIsHostMemory);
+}
+
+TEST(CppApi, ErrorsBecomeExceptionsWithTheirCode) {
+  Device device(DeviceType::CPU);
+  try {
+    Module module(device, "no_such_module");
+    FAIL() << "expected an exception";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), XPURT_ERROR_NOT_FOUND);
+    EXPECT_TRUE(contains(e.what(), "no_such_module")) << e.what();
+  }
+  Module module(device, "xpurt_test_kernels");
+  EXPECT_THROW(Kernel(module, "missing"), Error);
+  TaskQueue queue(device);
+  Array<int32_t> small(device, 4);
+  EXPECT_THROW(queue.copyToDevice(small, 0, 100), Error);
+  EXPECT_THROW(queue.launch(Kernel(module, "empty"), 0), Error);
+  Kernel copy = Kernel(module, "empty");  // copies share one reference-counted kernel
+  Kernel other = copy;
+  EXPECT_EQ(copy.handle(), other.handle());
+  queue.launch(other, 1).wait();
+}
+
+}  // namespace
+}  // namespace xpurt::test

@@ -1,0 +1,131 @@
+// Loading modules by name, path and memory, and what happens when that fails.
+#include "c_api_fixture.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+namespace xpurt::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ModuleTest : public CApiTest {
+ protected:
+  fs::path kernelsLibrary() {
+    return fs::read_symlink("/proc/self/exe").parent_path() / "libxpurt_test_kernels.so";
+  }
+  fs::path writeFile(const std::string &name, const std::string &bytes) {
+    fs::path p = fs::temp_directory_path() / ("xpurt_test_" + std::to_string(getpid()) + name);
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  XpurtModule loaded = nullptr;
+  void TearDown() override {
+    if (loaded) xpurtRelease(loaded);
+    CApiTest::TearDown();
+  }
+};
+
+TEST_F(ModuleTest, LoadsByPathAndFromMemory) {
+  std::string path = kernelsLibrary().string();
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtLoadModuleFromFile(device, path.c_str(), nullptr, &loaded));
+  xpurtRelease(loaded);
+  loaded = nullptr;
+
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_XPURT(XPURT_SUCCESS,
+               xpurtLoadModuleFromMemory(device, bytes.data(), bytes.size(), nullptr, &loaded));
+  XpurtKernel k = nullptr;
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtNewKernel(loaded, "write_index", &k));
+  // The kernel from memory runs like any other.
+  std::swap(k, kernel);
+  expectUsable();
+  std::swap(k, kernel);
+  xpurtRelease(k);
+}
+
+TEST_F(ModuleTest, ModulePathIsSearchedByName) {
+  fs::path dir = fs::temp_directory_path() / ("xpurt_modpath_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(kernelsLibrary(), dir / "librenamed_kernels.so",
+                fs::copy_options::overwrite_existing);
+  {
+    XpurtModule m = nullptr;
+    EXPECT_XPURT(XPURT_ERROR_NOT_FOUND, xpurtLoadModule(device, "renamed_kernels", nullptr, &m));
+    ScopedEnv env("XPURT_MODULE_PATH", dir.c_str());
+    EXPECT_XPURT(XPURT_SUCCESS, xpurtLoadModule(device, "renamed_kernels", nullptr, &loaded));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_F(ModuleTest, AMissingModuleSaysWhereItLooked) {
+  EXPECT_XPURT(XPURT_ERROR_NOT_FOUND, xpurtLoadModule(device, "no_such_module", nullptr, &loaded));
+  EXPECT_TRUE(contains(lastMessage(), "libno_such_module.so")) << lastMessage();
+  EXPECT_TRUE(contains(lastMessage(), "XPURT_MODULE_PATH")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_NOT_FOUND,
+               xpurtLoadModuleFromFile(device, "/nonexistent/libx.so", nullptr, &loaded));
+  EXPECT_TRUE(contains(lastMessage(), "does not exist")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtLoadModule(device, "", nullptr, &loaded));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtLoadModule(device, nullptr, nullptr, &loaded));
+  EXPECT_EQ(loaded, nullptr);
+  expectUsable();
+}
+
+TEST_F(ModuleTest, FilesThatAreNotModulesAreRejected) {
+  fs::path text = writeFile("notes.txt", "this is not a shared library\n");
+  EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
+               xpurtLoadModuleFromFile(device, text.c_str(), nullptr, &loaded));
+  EXPECT_TRUE(contains(lastMessage(), "neither a shared library")) << lastMessage();
+  fs::path fakeElf = writeFile("fake.so", std::string("\x7f" "ELF", 4) + std::string(200, '\0'));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
+               xpurtLoadModuleFromFile(device, fakeElf.c_str(), nullptr, &loaded));
+  EXPECT_TRUE(contains(lastMessage(), "could not be loaded")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
+               xpurtLoadModuleFromFile(device, fs::temp_directory_path().c_str(), nullptr, &loaded));
+  const char garbage[] = "garbage bytes";
+  EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
+               xpurtLoadModuleFromMemory(device, garbage, sizeof garbage, nullptr, &loaded));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
+               xpurtLoadModuleFromMemory(device, nullptr, 10, nullptr, &loaded));
+  fs::remove(text);
+  fs::remove(fakeElf);
+  EXPECT_EQ(loaded, nullptr);
+  expectUsable();
+}
+
+TEST_F(ModuleTest, SpirvIsRecognisedAndReportedAsUnsupportedOnThisCpuDevice) {
+  const uint32_t header[5] = {0x07230203, 0x00010000, 0, 1, 0};
+  EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED,
+               xpurtLoadModuleFromMemory(device, header, sizeof header, nullptr, &loaded));
+  EXPECT_TRUE(contains(lastMessage(), "SPIR-V")) << lastMessage();
+  expectUsable();
+}
+
+TEST_F(ModuleTest, AMissingKernelNamesTheModule) {
+  XpurtKernel k = nullptr;
+  EXPECT_XPURT(XPURT_ERROR_NOT_FOUND, xpurtNewKernel(module, "not_a_kernel", &k));
+  EXPECT_TRUE(contains(lastMessage(), "not_a_kernel")) << lastMessage();
+  EXPECT_TRUE(contains(lastMessage(), "libxpurt_test_kernels.so")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtNewKernel(module, nullptr, &k));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtNewKernel(module, "", &k));
+  EXPECT_EQ(k, nullptr);
+  expectUsable();
+}
+
+TEST_F(ModuleTest, KernelsKeepTheirModuleAlive) {
+  XpurtModule m = nullptr;
+  XpurtKernel k = nullptr;
+  ASSERT_EQ(xpurtLoadModule(device, "xpurt_test_kernels", nullptr, &m), XPURT_SUCCESS);
+  ASSERT_EQ(xpurtNewKernel(m, "write_index", &k), XPURT_SUCCESS);
+  ASSERT_EQ(xpurtRelease(m), XPURT_SUCCESS);
+  std::swap(k, kernel);
+  expectUsable();
+  std::swap(k, kernel);
+  xpurtRelease(k);
+}
+
+}  // namespace
+}  // namespace xpurt::test

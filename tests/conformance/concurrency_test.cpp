@@ -1,0 +1,114 @@
+// Several host threads using one queue, several queues, one future: the API is thread-safe.
+#include "device_param.hpp"
+
+#include <atomic>
+#include <thread>
+
+namespace xpurt::test {
+namespace {
+
+class ConcurrencyTest : public DeviceTest {};
+
+constexpr int kThreads = 4;
+constexpr int kRounds = 200;
+
+TEST_P(ConcurrencyTest, ThreadsEnqueueingOnOneQueueEachSeeTheirOwnOrder) {
+  Kernel add(module, "add_value");
+  std::atomic<int> callbacks{0}, outOfOrder{0};
+  std::vector<std::thread> threads;
+  std::vector<std::unique_ptr<Array<float, AllocType::Shared>>> values;
+  for (int t = 0; t < kThreads; ++t) {
+    values.push_back(std::make_unique<Array<float, AllocType::Shared>>(device, 1));
+    values.back()->hostPtr()[0] = 0.0f;
+  }
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Array<AddParams> params(device);
+      *params.hostPtr() = {values[t]->devicePtr(), 1, 1.0f};
+      queue.copyToDevice(params);
+      for (int r = 0; r < kRounds; ++r) {
+        queue.launch(add, params, 1);
+        queue.hostCallback([&, t, r] {
+          if (values[t]->hostPtr()[0] != r + 1.0f) outOfOrder++;
+          callbacks++;
+        });
+      }
+      queue.sync();  // params must outlive its launches
+    });
+  }
+  for (auto &th : threads) th.join();
+  queue.sync();
+  EXPECT_EQ(callbacks.load(), kThreads * kRounds);
+  EXPECT_EQ(outOfOrder.load(), 0);
+  for (auto &v : values) EXPECT_EQ(v->hostPtr()[0], float(kRounds));
+}
+
+TEST_P(ConcurrencyTest, SeveralQueuesRunSideBySide) {
+  Kernel add(module, "add_value");
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      TaskQueue own(device);
+      std::vector<float> data(4096, 0.0f);
+      Array<float> array(device, data);
+      Array<AddParams> params(device);
+      *params.hostPtr() = {array.devicePtr(), 4096, 0.5f};
+      own.copyToDevice(params);
+      own.copyToDevice(array);
+      for (int r = 0; r < 50; ++r) own.launch(add, params, 4);
+      own.copyToHost(array);
+      own.sync();
+      for (float x : data)
+        if (x != 25.0f) wrong++;
+    });
+  }
+  for (auto &th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST_P(ConcurrencyTest, ManyThreadsWaitOnOneFuture) {
+  Array<int32_t, AllocType::Shared> flags(device, 2);
+  flags.hostPtr()[0] = flags.hostPtr()[1] = 0;
+  Array<GateParams> params(device);
+  *params.hostPtr() = {flags.devicePtr(), flags.devicePtr() + 1};
+  queue.copyToDevice(params);
+  Future gate = queue.launch(Kernel(module, "gate"), params, 1);
+  std::atomic<int> woke{0};
+  std::vector<std::thread> waiters;
+  for (int t = 0; t < kThreads; ++t)
+    waiters.emplace_back([&, copy = gate] {  // each waiter holds its own reference
+      copy.wait();
+      woke++;
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // let them fall asleep
+  EXPECT_EQ(woke.load(), 0);
+  std::atomic_ref<int32_t>(flags.hostPtr()[1]).store(1);
+  for (auto &th : waiters) th.join();
+  EXPECT_EQ(woke.load(), kThreads);
+}
+
+TEST_P(ConcurrencyTest, ObjectsAreCreatedAndReleasedFromManyThreads) {
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      for (int r = 0; r < 50; ++r) {
+        Array<int32_t> view(device, 16);
+        Kernel k(module, "empty");
+        TaskQueue q(device);
+        q.fill(view, int32_t{r});
+        q.launch(k, 1);
+        q.copyToHost(view);
+        q.sync();
+        if (view.hostPtr()[15] == r) ok++;
+      }
+    });
+  for (auto &th : threads) th.join();
+  EXPECT_EQ(ok.load(), kThreads * 50);
+}
+
+XPURT_INSTANTIATE_CONFORMANCE(ConcurrencyTest);
+
+}  // namespace
+}  // namespace xpurt::test
