@@ -79,7 +79,7 @@ TEST_F(CommandErrors, BadViewsAndCallbacksAreRefused) {
                xpurtNewMemoryView(device, &app, sizeof app, XPURT_ALLOC_TYPE_SHARED, &v));
   EXPECT_TRUE(contains(lastMessage(), "pass NULL")) << lastMessage();
   EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
-               xpurtNewMemoryView(device, nullptr, 8, static_cast<XpurtAllocationType>(9), &v));
+               xpurtNewMemoryView(device, nullptr, 8, static_cast<XpurtAllocationType>(3), &v));
   EXPECT_XPURT(XPURT_ERROR_OUT_OF_MEMORY,
                xpurtNewMemoryView(device, nullptr, SIZE_MAX / 2, XPURT_ALLOC_TYPE_SHARED, &v));
   EXPECT_EQ(v, nullptr);

@@ -90,7 +90,7 @@ TEST_F(HandleErrors, BadDeviceAndModuleOptionsAreRejected) {
   EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
                xpurtGetDeviceWithOptions(XPURT_DEVICE_TYPE_CPU, 0, &unknownFlag, &d));
   EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
-               xpurtGetDevice(static_cast<XpurtDeviceType>(7), 0, &d));
+               xpurtGetDevice(static_cast<XpurtDeviceType>(3), 0, &d));
   XpurtModule m = nullptr;
   uint32_t id = 1;
   uint64_t value = 2;
