@@ -23,6 +23,7 @@ void Event::publish(uint32_t state) {
 }
 
 void Event::wait() const {
+  if (!isDone() && helper_) helper_->helpUntil([this] { return isDone(); });
   spinThenSleep(sleepers_, [&] { return isDone(); },
                 [&] { state_.wait(kPending, std::memory_order_seq_cst); });
 }

@@ -31,13 +31,14 @@ class TaskQueue : public Object {
   // queued work since the last sync.
   void sync();
 
+  // Backends call this when a command fails; sync() reports the first. Thread-safe.
+  void noteFailure(const std::string &message);
+
  protected:
   // Runs the command after everything submitted before it; signals cmd.done when it is over.
   virtual void submit(Command &&cmd) = 0;
   // Returns once every command submitted before the call has completed.
   virtual void drain() = 0;
-  // Backends call this when a command fails; sync() reports the first.
-  void noteFailure(const std::string &message);
 
  private:
   Ref<Event> submitWithEvent(Command &&cmd);

@@ -11,8 +11,8 @@
 namespace xpurt::cpu {
 
 // How long an idle executor keeps looking for work before it sleeps. Back-to-back commands
-// within this window start in well under a microsecond; after it, the first command pays a
-// futex wake-up. The cost is one core spinning for this long after each burst of work.
+// within this window start in well under a microsecond; after it, a command that nobody waits
+// for pays the executor's wake-up. The cost is one core spinning this long after each burst.
 static constexpr std::chrono::microseconds kIdleSpin{50};
 
 static uint64_t nowNs() {
@@ -21,19 +21,9 @@ static uint64_t nowNs() {
                                    .count());
 }
 
-CpuQueue::CpuQueue(core::Ref<CpuDevice> device)
-    : core::TaskQueue(device), device_(*device), executor_([this] { executorLoop(); }) {}
+// ---- CommandRunner ----------------------------------------------------------------------
 
-CpuQueue::~CpuQueue() {
-  {
-    std::lock_guard lock(mutex_);
-    submitted_.fetch_add(1, std::memory_order_seq_cst);  // the stop signal
-  }
-  submitted_.notify_one();
-  executor_.join();
-}
-
-void CpuQueue::submit(core::Command &&cmd) {
+void CommandRunner::push(core::Command &&cmd) {
   {
     std::lock_guard lock(mutex_);
     pending_.push_back(std::move(cmd));
@@ -42,55 +32,106 @@ void CpuQueue::submit(core::Command &&cmd) {
   if (executorSleeping_.load(std::memory_order_seq_cst) != 0) submitted_.notify_one();
 }
 
-void CpuQueue::drain() {
+void CommandRunner::finish(core::Command &cmd) {
+  execute(cmd);
+  cmd = core::Command();  // drop the references it held before saying it is complete
+  completed_.fetch_add(1, std::memory_order_seq_cst);
+  if (drainSleepers_.load(std::memory_order_seq_cst) != 0) completed_.notify_all();
+}
+
+bool CommandRunner::runPending() {
+  std::deque<core::Command> batch;
+  {
+    // Take everything queued at once: enqueueing threads then rarely meet the runner here.
+    std::lock_guard lock(mutex_);
+    batch.swap(pending_);
+  }
+  if (batch.empty()) return false;
+  // One arena entry for the whole batch rather than one per launch.
+  device_->arena().execute([&] {
+    for (core::Command &cmd : batch) finish(cmd);
+  });
+  return true;
+}
+
+void CommandRunner::helpUntil(const std::function<bool()> &done) {
+  std::unique_lock run(runMutex_, std::try_to_lock);
+  if (!run.owns_lock()) return;  // the executor (or another helper) is at it
+  // One command at a time, and none past what the waiter needs: later commands may depend on
+  // what the waiting thread does next.
+  device_->arena().execute([&] {
+    while (!done()) {
+      core::Command cmd;
+      {
+        std::lock_guard lock(mutex_);
+        if (pending_.empty()) return;
+        cmd = std::move(pending_.front());
+        pending_.pop_front();
+      }
+      finish(cmd);
+    }
+  });
+}
+
+void CommandRunner::drain() {
   uint32_t target;
   {
     std::lock_guard lock(mutex_);
     target = submitted_.load(std::memory_order_relaxed);
   }
-  auto done = [&] {
-    return static_cast<int32_t>(completed_.load(std::memory_order_seq_cst) - target) >= 0;
-  };
+  auto reached = [&](uint32_t completed) { return static_cast<int32_t>(completed - target) >= 0; };
+  auto done = [&] { return reached(completed_.load(std::memory_order_seq_cst)); };
+  helpUntil(done);
   core::spinThenSleep(drainSleepers_, done, [&] {
-    completed_.wait(completed_.load(std::memory_order_seq_cst), std::memory_order_seq_cst);
+    // Sleep only on a count seen short of the target: a count read after it was reached would
+    // be waited on with nobody left to change it.
+    uint32_t completed = completed_.load(std::memory_order_seq_cst);
+    if (!reached(completed)) completed_.wait(completed, std::memory_order_seq_cst);
   });
 }
 
-void CpuQueue::awaitWork(uint32_t taken) {
-  auto hasWork = [&] { return submitted_.load(std::memory_order_seq_cst) != taken; };
+void CommandRunner::awaitWork(uint32_t seen) {
+  auto hasWork = [&] { return submitted_.load(std::memory_order_seq_cst) != seen; };
   auto until = std::chrono::steady_clock::now() + kIdleSpin;
   for (unsigned i = 0; !hasWork(); ++i) {
     if ((i & 63) == 0 && std::chrono::steady_clock::now() > until) {
       executorSleeping_.store(1, std::memory_order_seq_cst);
-      while (!hasWork()) submitted_.wait(taken, std::memory_order_seq_cst);
+      while (!hasWork()) submitted_.wait(seen, std::memory_order_seq_cst);
       executorSleeping_.store(0, std::memory_order_relaxed);
-      break;
+      return;
     }
     core::cpuRelax();
   }
 }
 
-void CpuQueue::executorLoop() {
-  uint32_t taken = 0;  // commands (and the stop signal) taken off the queue
-  std::deque<core::Command> batch;
+void CommandRunner::executorLoop() {
   for (;;) {
-    awaitWork(taken);
+    uint32_t seen;
     {
-      // Take everything queued at once: enqueueing threads then rarely meet the executor on
-      // the lock.
       std::lock_guard lock(mutex_);
-      if (pending_.empty()) return;  // only the stop signal is counted without a command
-      batch.swap(pending_);
+      if (pending_.empty() && stopping_) return;
+      seen = submitted_.load(std::memory_order_relaxed);
     }
-    taken += static_cast<uint32_t>(batch.size());
-    for (core::Command &cmd : batch) {
-      execute(cmd);
-      cmd = core::Command();  // drop the references it held before saying it is complete
-      completed_.fetch_add(1, std::memory_order_seq_cst);
-      if (drainSleepers_.load(std::memory_order_seq_cst) != 0) completed_.notify_all();
+    {
+      std::lock_guard run(runMutex_);
+      if (runPending()) continue;
     }
-    batch.clear();
+    awaitWork(seen);  // a helper may have run what was there; wait for the next push
   }
+}
+
+void CommandRunner::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    submitted_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  submitted_.notify_one();
+}
+
+void CommandRunner::forgetQueue() {
+  std::lock_guard run(runMutex_);
+  queue_ = nullptr;
 }
 
 static void fillPattern(std::byte *dst, size_t size, const std::byte *pattern, size_t n) {
@@ -107,7 +148,7 @@ static void fillPattern(std::byte *dst, size_t size, const std::byte *pattern, s
   }
 }
 
-void CpuQueue::execute(core::Command &cmd) {
+void CommandRunner::execute(core::Command &cmd) {
   using Type = core::Command::Type;
   if (cmd.type == Type::Barrier) return;  // commands already run one after another
   uint64_t start = nowNs();
@@ -121,11 +162,9 @@ void CpuQueue::execute(core::Command &cmd) {
         fillPattern(static_cast<std::byte *>(cmd.dst), cmd.size, cmd.pattern.data(),
                     cmd.patternSize);
         break;
-      case Type::Launch: {
-        auto &kernel = static_cast<NativeKernel &>(*cmd.kernel);
-        device_.arena().execute([&] { kernel.run(cmd.params, cmd.dims); });
+      case Type::Launch:  // already inside the device's arena (see runPending, helpUntil)
+        static_cast<NativeKernel &>(*cmd.kernel).run(cmd.params, cmd.dims);
         break;
-      }
       case Type::HostCallback: {
         XpurtResult r = cmd.func(cmd.userData);
         if (r != XPURT_SUCCESS) {
@@ -145,9 +184,28 @@ void CpuQueue::execute(core::Command &cmd) {
     cmd.done->complete(time);
   } else {
     core::log().error("{}", failure);
-    noteFailure(failure);
+    if (queue_) queue_->noteFailure(failure);
     cmd.done->fail(failure, time);
   }
+}
+
+// ---- CpuQueue ---------------------------------------------------------------------------
+
+CpuQueue::CpuQueue(core::Ref<CpuDevice> device)
+    : core::TaskQueue(device), runner_(std::make_shared<CommandRunner>(device, *this)) {
+  executor_ = std::thread([runner = runner_] { runner->executorLoop(); });
+}
+
+CpuQueue::~CpuQueue() {
+  runner_->stop();
+  executor_.join();
+  // Events may keep the runner; with the queue gone it must not report to it.
+  runner_->forgetQueue();
+}
+
+void CpuQueue::submit(core::Command &&cmd) {
+  if (cmd.done) cmd.done->setWaitHelper(runner_);
+  runner_->push(std::move(cmd));
 }
 
 }  // namespace xpurt::cpu

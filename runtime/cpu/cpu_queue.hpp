@@ -1,6 +1,8 @@
-// The CPU task queue. One executor thread per queue takes commands in order and runs each;
-// launches run inside the device's oneTBB arena, where the executor and the arena's workers
-// share the tasks. Enqueueing never waits for work.
+// The CPU task queue. Commands run one after another, in the order they were enqueued, on one
+// thread at a time: the queue's executor thread, or a thread that waits for one of them (it
+// runs the queued work itself instead of sleeping while the executor wakes). Launches run
+// inside the device's oneTBB arena, where that thread and the arena's workers share the tasks.
+// Enqueueing never waits for work.
 #pragma once
 
 #include "core/task_queue.hpp"
@@ -8,10 +10,50 @@
 
 #include <atomic>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 namespace xpurt::cpu {
+
+// The queue's pending commands and whoever runs them. Shared with the queue's events, which
+// use it to help when waited on.
+class CommandRunner final : public core::WaitHelper {
+ public:
+  CommandRunner(core::Ref<CpuDevice> device, core::TaskQueue &queue)
+      : device_(std::move(device)), queue_(&queue) {}
+
+  void push(core::Command &&cmd);
+  void helpUntil(const std::function<bool()> &done) override;
+  // Returns once every command pushed before the call has completed.
+  void drain();
+  // The executor thread's body: runs commands until stop() and the queue is empty.
+  void executorLoop();
+  // Ends executorLoop once the queued commands have run; forgets the queue.
+  void stop();
+  void forgetQueue();
+
+ private:
+  // Takes every pending command and runs it; runMutex_ must be held. False if there were none.
+  bool runPending();
+  // Runs one command and signals its completion.
+  void finish(core::Command &cmd);
+  void execute(core::Command &cmd);
+  void awaitWork(uint32_t seen);
+
+  core::Ref<CpuDevice> device_;
+  std::mutex runMutex_;  // held by the one thread running commands
+  core::TaskQueue *queue_;  // guarded by runMutex_; null once the queue is gone
+
+  std::mutex mutex_;                   // guards the two below
+  std::deque<core::Command> pending_;
+  bool stopping_ = false;
+  // Counters that wrap; compared by difference. submitted_ counts pushes (and the stop).
+  std::atomic<uint32_t> submitted_{0};
+  std::atomic<uint32_t> completed_{0};
+  std::atomic<uint32_t> executorSleeping_{0};
+  std::atomic<uint32_t> drainSleepers_{0};
+};
 
 class CpuQueue final : public core::TaskQueue {
  public:
@@ -22,23 +64,10 @@ class CpuQueue final : public core::TaskQueue {
 
  protected:
   void submit(core::Command &&cmd) override;
-  void drain() override;
+  void drain() override { runner_->drain(); }
 
  private:
-  void executorLoop();
-  // Waits for the next command: spins for a while first (a sleeping executor costs the next
-  // command a wake-up of several microseconds), then sleeps.
-  void awaitWork(uint32_t taken);
-  void execute(core::Command &cmd);
-
-  CpuDevice &device_;
-  std::mutex mutex_;
-  std::deque<core::Command> pending_;  // guarded by mutex_
-  // Counters that wrap; compared by difference. submitted_ also counts the stop signal.
-  std::atomic<uint32_t> submitted_{0};
-  std::atomic<uint32_t> completed_{0};
-  std::atomic<uint32_t> executorSleeping_{0};
-  std::atomic<uint32_t> drainSleepers_{0};
+  std::shared_ptr<CommandRunner> runner_;
   std::thread executor_;
 };
 

@@ -108,6 +108,39 @@ TEST_P(ConcurrencyTest, ObjectsAreCreatedAndReleasedFromManyThreads) {
   EXPECT_EQ(ok.load(), kThreads * 50);
 }
 
+// Back-to-back launch-and-wait races the executor against the waiting thread on every
+// iteration (who runs the command, who sleeps, who wakes whom): none may ever hang.
+TEST_P(ConcurrencyTest, ShortRoundTripsNeverHang) {
+  Kernel empty(module, "empty");
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      TaskQueue own(device);
+      for (int i = 0; i < 50000; ++i) {
+        own.launch(empty, 1);
+        if (t == 0)
+          own.sync();
+        else
+          own.launch(empty, 1).wait();
+      }
+    });
+  for (int i = 0; i < 20000; ++i) {
+    queue.launch(empty, 1 + i % 3);
+    queue.sync();
+  }
+  // Kernels of ~200 us: long enough that the waiter goes to sleep before they complete.
+  Array<int32_t, AllocType::Shared> index(device, 1), count(device, 1);
+  Array<ThreadParams> params(device);
+  *params.hostPtr() = {index.devicePtr(), count.devicePtr()};
+  queue.copyToDevice(params);
+  Kernel slow(module, "thread_ids");
+  for (int i = 0; i < 1000; ++i) {
+    queue.launch(slow, params, 1);
+    queue.sync();
+  }
+  for (auto &th : threads) th.join();
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(ConcurrencyTest);
 
 }  // namespace
