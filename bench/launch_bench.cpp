@@ -3,6 +3,8 @@
 //   enqueue_empty_launch/*   host-side cost to enqueue one empty one-task launch
 //   round_trip_warm/*        enqueue (or call) and wait for completion, back to back
 //   round_trip_after_idle/*  the same after 2 ms of idle, past the executor's spin window
+//   start_after_idle/*       after 2 ms of idle, enqueue to the start of the task, the host not
+//                            waiting: the cost of waking an idle worker
 //   small_launches/*         1000 launches of a 4-task kernel over 4096 floats, then sync
 #include <xpurt/xpurt.hpp>
 
@@ -122,8 +124,8 @@ void BM_RoundTripWarm_TbbFlowGraph(benchmark::State &state) {
   Runtime &rt = runtime();
   rt.arena.execute([&] {
     tbb::flow::graph g;
-    tbb::flow::continue_node<tbb::flow::continue_msg> node(
-        g, [](const tbb::flow::continue_msg &) {});
+    tbb::flow::continue_node<tbb::flow::continue_msg> node(g,
+                                                           [](const tbb::flow::continue_msg &) {});
     for (auto _ : state) {
       node.try_put(tbb::flow::continue_msg());
       g.wait_for_all();
@@ -161,6 +163,52 @@ BENCHMARK(BM_RoundTripIdle_TbbParallelFor)
     ->UseManualTime()
     ->Iterations(500);
 
+int64_t steadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+// Times enqueue -> task start; the host polls a flag and never touches the queue. It yields
+// while polling: the scheduler often places a woken thread on the waker's core, and a host
+// spinning without yielding would hold it off for a whole time slice (about 1.5 ms here).
+template <class Enqueue>
+void startAfterIdle(benchmark::State &state, Enqueue enqueue) {
+  volatile int64_t started = 0;
+  for (auto _ : state) {
+    std::this_thread::sleep_for(kIdle);
+    started = 0;
+    int64_t begin = steadyNs();
+    enqueue(&started);
+    while (started == 0) std::this_thread::yield();
+    state.SetIterationTime(double(started - begin) * 1e-9);
+  }
+}
+
+void BM_StartAfterIdle_Xpurt(benchmark::State &state) {
+  Runtime &rt = runtime();
+  xpurt::Kernel record(rt.module, "record_start");
+  xpurt::Array<StartParams> params(rt.device);
+  startAfterIdle(state, [&](volatile int64_t *flag) {
+    *params.hostPtr() = {flag};
+    xpurtLaunch1D(rt.queue.handle(), record.handle(), params.handle(), 1, nullptr);
+  });
+  rt.queue.sync();
+}
+BENCHMARK(BM_StartAfterIdle_Xpurt)
+    ->Name("start_after_idle/xpurt")
+    ->UseManualTime()
+    ->Iterations(500);
+
+void BM_StartAfterIdle_TbbEnqueue(benchmark::State &state) {
+  Runtime &rt = runtime();
+  startAfterIdle(state,
+                 [&](volatile int64_t *flag) { rt.arena.enqueue([flag] { *flag = steadyNs(); }); });
+}
+BENCHMARK(BM_StartAfterIdle_TbbEnqueue)
+    ->Name("start_after_idle/tbb_arena_enqueue")
+    ->UseManualTime()
+    ->Iterations(500);
+
 void BM_SmallLaunches_Xpurt(benchmark::State &state) {
   Runtime &rt = runtime();
   xpurt::Array<float> data(rt.device, kSmallCount);
@@ -183,9 +231,8 @@ void BM_SmallLaunches_TbbParallelFor(benchmark::State &state) {
   rt.arena.execute([&] {
     for (auto _ : state) {
       for (int i = 0; i < kSmallLaunches; ++i)
-        tbb::parallel_for(0, kSmallTasks, [&](int t) {
-          addSlice(data.data(), kSmallCount, 1.0f, t, kSmallTasks);
-        });
+        tbb::parallel_for(0, kSmallTasks,
+                          [&](int t) { addSlice(data.data(), kSmallCount, 1.0f, t, kSmallTasks); });
     }
   });
   state.SetItemsProcessed(state.iterations() * kSmallLaunches);

@@ -93,9 +93,9 @@ typedef struct XpurtDeviceInfo {
   char vendor[64];
   uint32_t vendorId; /* PCI vendor id where there is one, else 0 */
   uint32_t deviceId;
-  uint32_t computeUnits;     /* worker threads on the CPU, EUs/SMs on a GPU */
-  uint64_t globalMemorySize; /* bytes */
-  uint64_t maxTaskCount;     /* d0 * d1 * d2 of one launch */
+  uint32_t computeUnits;         /* worker threads on the CPU, EUs/SMs on a GPU */
+  uint64_t globalMemorySize;     /* bytes */
+  uint64_t maxTaskCount;         /* d0 * d1 * d2 of one launch */
   bool deviceMemoryIsHostMemory; /* device views alias their host copy: copies cost nothing */
 } XpurtDeviceInfo;
 
@@ -131,8 +131,7 @@ XPURT_API XpurtResult xpurtNewMemoryView(XpurtDevice device, void *appMemory, si
                                          XpurtAllocationType type, XpurtMemoryView *view);
 /* A SHARED or HOST view usable by every device of the context. */
 XPURT_API XpurtResult xpurtNewMemoryViewForContext(XpurtContext context, size_t size,
-                                                   XpurtAllocationType type,
-                                                   XpurtMemoryView *view);
+                                                   XpurtAllocationType type, XpurtMemoryView *view);
 XPURT_API XpurtResult xpurtHostPtr(XpurtMemoryView view, void **ptr);
 XPURT_API XpurtResult xpurtDevicePtr(XpurtMemoryView view, void **ptr);
 XPURT_API XpurtResult xpurtSize(XpurtMemoryView view, size_t *size);
@@ -141,10 +140,10 @@ XPURT_API XpurtResult xpurtGetAllocationType(XpurtMemoryView view, XpurtAllocati
 /* ---- modules and kernels ---------------------------------------------------------------- */
 
 typedef struct XpurtModuleOptions {
-  uint32_t structSize;             /* sizeof(XpurtModuleOptions) */
-  const char *buildFlags;          /* passed to the device compiler; NULL for none */
-  uint32_t numSpecConstants;       /* specialization constants (SPIR-V modules) */
-  const uint32_t *specConstantIds; /* numSpecConstants ids */
+  uint32_t structSize;                /* sizeof(XpurtModuleOptions) */
+  const char *buildFlags;             /* passed to the device compiler; NULL for none */
+  uint32_t numSpecConstants;          /* specialization constants (SPIR-V modules) */
+  const uint32_t *specConstantIds;    /* numSpecConstants ids */
   const uint64_t *specConstantValues; /* numSpecConstants values, zero-extended */
 } XpurtModuleOptions;
 
@@ -174,8 +173,8 @@ XPURT_API XpurtResult xpurtCopyToHost(XpurtTaskQueue queue, XpurtMemoryView view
                                       size_t size, XpurtFuture *future);
 /* Device storage of src to device storage of dst. */
 XPURT_API XpurtResult xpurtCopyMemoryView(XpurtTaskQueue queue, XpurtMemoryView dst,
-                                          XpurtMemoryView src, size_t dstOffset,
-                                          size_t srcOffset, size_t size, XpurtFuture *future);
+                                          XpurtMemoryView src, size_t dstOffset, size_t srcOffset,
+                                          size_t size, XpurtFuture *future);
 /* Repeats the pattern over [offset, offset + size) of the device storage; size must be a
  * multiple of patternSize (1 to 128 bytes). */
 XPURT_API XpurtResult xpurtFill(XpurtTaskQueue queue, XpurtMemoryView view, size_t offset,

@@ -70,7 +70,11 @@ class Handle {
 
 }  // namespace detail
 
-enum class DeviceType { CPU = XPURT_DEVICE_TYPE_CPU, GPU = XPURT_DEVICE_TYPE_GPU, Auto = XPURT_DEVICE_TYPE_AUTO };
+enum class DeviceType {
+  CPU = XPURT_DEVICE_TYPE_CPU,
+  GPU = XPURT_DEVICE_TYPE_GPU,
+  Auto = XPURT_DEVICE_TYPE_AUTO
+};
 enum class AllocType {
   Device = XPURT_ALLOC_TYPE_DEVICE,
   Shared = XPURT_ALLOC_TYPE_SHARED,
@@ -83,7 +87,8 @@ class Device : public detail::Handle<XpurtDevice> {
  public:
   explicit Device(DeviceType type = DeviceType::Auto, uint32_t index = 0, uint32_t flags = 0) {
     XpurtDeviceOptions options{sizeof(XpurtDeviceOptions), flags};
-    detail::check(xpurtGetDeviceWithOptions(static_cast<XpurtDeviceType>(type), index, &options, &h_));
+    detail::check(
+        xpurtGetDeviceWithOptions(static_cast<XpurtDeviceType>(type), index, &options, &h_));
   }
   static Device adopt(XpurtDevice h) { return Device(h, 0); }
 
@@ -127,7 +132,8 @@ class Context : public detail::Handle<XpurtContext> {
 // Untyped memory; see Array<T> for the typed form.
 class MemoryView : public detail::Handle<XpurtMemoryView> {
  public:
-  MemoryView(const Device &device, void *appMemory, size_t bytes, AllocType type = AllocType::Device) {
+  MemoryView(const Device &device, void *appMemory, size_t bytes,
+             AllocType type = AllocType::Device) {
     detail::check(xpurtNewMemoryView(device.handle(), appMemory, bytes,
                                      static_cast<XpurtAllocationType>(type), &h_));
   }
@@ -204,7 +210,9 @@ class SharedMemoryAllocator {
     state_->views.erase(p);
   }
   template <class U>
-  bool operator==(const SharedMemoryAllocator<U> &o) const noexcept { return state_ == o.state_; }
+  bool operator==(const SharedMemoryAllocator<U> &o) const noexcept {
+    return state_ == o.state_;
+  }
 
  private:
   template <class U>
@@ -306,17 +314,16 @@ class TaskQueue : public detail::Handle<XpurtTaskQueue> {
   }
 
   Future copyToDevice(const MemoryView &view, size_t offset = 0, size_t bytes = XPURT_WHOLE_SIZE) {
-    return enqueue([&](XpurtFuture *f) {
-      return xpurtCopyToDevice(h_, view.handle(), offset, bytes, f);
-    });
+    return enqueue(
+        [&](XpurtFuture *f) { return xpurtCopyToDevice(h_, view.handle(), offset, bytes, f); });
   }
   Future copyToHost(const MemoryView &view, size_t offset = 0, size_t bytes = XPURT_WHOLE_SIZE) {
-    return enqueue([&](XpurtFuture *f) {
-      return xpurtCopyToHost(h_, view.handle(), offset, bytes, f);
-    });
+    return enqueue(
+        [&](XpurtFuture *f) { return xpurtCopyToHost(h_, view.handle(), offset, bytes, f); });
   }
-  Future copyMemoryView(const MemoryView &dst, const MemoryView &src, size_t bytes = XPURT_WHOLE_SIZE,
-                        size_t dstOffset = 0, size_t srcOffset = 0) {
+  Future copyMemoryView(const MemoryView &dst, const MemoryView &src,
+                        size_t bytes = XPURT_WHOLE_SIZE, size_t dstOffset = 0,
+                        size_t srcOffset = 0) {
     return enqueue([&](XpurtFuture *f) {
       return xpurtCopyMemoryView(h_, dst.handle(), src.handle(), dstOffset, srcOffset, bytes, f);
     });
@@ -357,9 +364,8 @@ class TaskQueue : public detail::Handle<XpurtTaskQueue> {
     return Future::adopt(f);
   }
   Future launch(const Kernel &kernel, XpurtMemoryView params, size_t d0, size_t d1, size_t d2) {
-    return enqueue([&](XpurtFuture *f) {
-      return xpurtLaunch3D(h_, kernel.handle(), params, d0, d1, d2, f);
-    });
+    return enqueue(
+        [&](XpurtFuture *f) { return xpurtLaunch3D(h_, kernel.handle(), params, d0, d1, d2, f); });
   }
   static XpurtResult runHostCallback(void *data) {
     std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()> *>(data));

@@ -6,8 +6,8 @@
 
 #include "simple_params.h"
 
-static void simpleTask(void *data, int, int, int taskIndex, int taskCount, int, int, int, int,
-                       int, int) {
+static void simpleTask(void *data, int, int, int taskIndex, int taskCount, int, int, int, int, int,
+                       int) {
   auto *p = static_cast<SimpleParams *>(data);
   long begin = static_cast<long>(p->count) * taskIndex / taskCount;
   long end = static_cast<long>(p->count) * (taskIndex + 1) / taskCount;

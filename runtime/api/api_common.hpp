@@ -39,11 +39,11 @@ core::Ref<T> lookup(const void *handle, const char *what) {
   core::Ref<core::Object> obj = core::HandleRegistry::instance().lookup(handle);
   if (!obj)
     core::fail(XPURT_ERROR_INVALID_HANDLE,
-               "{} ({}) is not a live xpurt handle: it was released, or never created",
-               handle, what);
+               "{} ({}) is not a live xpurt handle: it was released, or never created", handle,
+               what);
   if (obj->kind() != T::kKind)
-    core::fail(XPURT_ERROR_INVALID_HANDLE, "{} is a {} handle where a {} handle was expected",
-               what, core::objectKindName(obj->kind()), core::objectKindName(T::kKind));
+    core::fail(XPURT_ERROR_INVALID_HANDLE, "{} is a {} handle where a {} handle was expected", what,
+               core::objectKindName(obj->kind()), core::objectKindName(T::kKind));
   return core::staticRefCast<T>(std::move(obj));
 }
 
@@ -55,7 +55,8 @@ void checkOut(T *out, const char *what) {
 // Hands obj out through the typed C handle pointer.
 template <class Handle, class T>
 void publish(Handle *out, const core::Ref<T> &obj) {
-  *out = static_cast<Handle>(core::HandleRegistry::instance().publish(core::Ref<core::Object>(obj)));
+  *out =
+      static_cast<Handle>(core::HandleRegistry::instance().publish(core::Ref<core::Object>(obj)));
 }
 
 }  // namespace xpurt::api

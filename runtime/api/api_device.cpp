@@ -9,7 +9,9 @@ namespace {
 
 // Device discovery is where configuration is (re)read, so a fixed environment variable takes
 // effect without restarting the process.
-void readConfig() { core::applyLogLevelFromEnv(); }
+void readConfig() {
+  core::applyLogLevelFromEnv();
+}
 
 core::DeviceOptions deviceOptions(const XpurtDeviceOptions *options) {
   core::DeviceOptions out;

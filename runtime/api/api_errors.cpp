@@ -42,22 +42,35 @@ extern "C" {
 
 XPURT_API const char *xpurtResultString(XpurtResult result) {
   switch (result) {
-    case XPURT_SUCCESS: return "XPURT_SUCCESS";
-    case XPURT_ERROR_INVALID_ARGUMENT: return "XPURT_ERROR_INVALID_ARGUMENT";
-    case XPURT_ERROR_INVALID_HANDLE: return "XPURT_ERROR_INVALID_HANDLE";
-    case XPURT_ERROR_OUT_OF_RANGE: return "XPURT_ERROR_OUT_OF_RANGE";
-    case XPURT_ERROR_NOT_FOUND: return "XPURT_ERROR_NOT_FOUND";
-    case XPURT_ERROR_INVALID_MODULE: return "XPURT_ERROR_INVALID_MODULE";
-    case XPURT_ERROR_UNSUPPORTED: return "XPURT_ERROR_UNSUPPORTED";
-    case XPURT_ERROR_INVALID_CONFIG: return "XPURT_ERROR_INVALID_CONFIG";
-    case XPURT_ERROR_OUT_OF_MEMORY: return "XPURT_ERROR_OUT_OF_MEMORY";
-    case XPURT_ERROR_EXECUTION_FAILED: return "XPURT_ERROR_EXECUTION_FAILED";
-    case XPURT_ERROR_UNKNOWN: return "XPURT_ERROR_UNKNOWN";
+    case XPURT_SUCCESS:
+      return "XPURT_SUCCESS";
+    case XPURT_ERROR_INVALID_ARGUMENT:
+      return "XPURT_ERROR_INVALID_ARGUMENT";
+    case XPURT_ERROR_INVALID_HANDLE:
+      return "XPURT_ERROR_INVALID_HANDLE";
+    case XPURT_ERROR_OUT_OF_RANGE:
+      return "XPURT_ERROR_OUT_OF_RANGE";
+    case XPURT_ERROR_NOT_FOUND:
+      return "XPURT_ERROR_NOT_FOUND";
+    case XPURT_ERROR_INVALID_MODULE:
+      return "XPURT_ERROR_INVALID_MODULE";
+    case XPURT_ERROR_UNSUPPORTED:
+      return "XPURT_ERROR_UNSUPPORTED";
+    case XPURT_ERROR_INVALID_CONFIG:
+      return "XPURT_ERROR_INVALID_CONFIG";
+    case XPURT_ERROR_OUT_OF_MEMORY:
+      return "XPURT_ERROR_OUT_OF_MEMORY";
+    case XPURT_ERROR_EXECUTION_FAILED:
+      return "XPURT_ERROR_EXECUTION_FAILED";
+    case XPURT_ERROR_UNKNOWN:
+      return "XPURT_ERROR_UNKNOWN";
   }
   return "(not an XpurtResult)";
 }
 
-XPURT_API const char *xpurtLastErrorMessage(void) { return api::lastError.c_str(); }
+XPURT_API const char *xpurtLastErrorMessage(void) {
+  return api::lastError.c_str();
+}
 
 XPURT_API void xpurtSetErrorFunc(XpurtErrorFunc func, void *userData) {
   std::lock_guard lock(api::errorFuncMutex);

@@ -14,8 +14,7 @@ core::ModuleOptions moduleOptions(const XpurtModuleOptions *options) {
                "XpurtModuleOptions.structSize is {}; set it to sizeof(XpurtModuleOptions) ({})",
                options->structSize, sizeof(XpurtModuleOptions));
   if (options->buildFlags) out.buildFlags = options->buildFlags;
-  if (options->numSpecConstants &&
-      (!options->specConstantIds || !options->specConstantValues))
+  if (options->numSpecConstants && (!options->specConstantIds || !options->specConstantValues))
     core::fail(XPURT_ERROR_INVALID_ARGUMENT,
                "XpurtModuleOptions has {} specialization constants but a NULL id or value array",
                options->numSpecConstants);
@@ -45,9 +44,8 @@ extern "C" {
 XPURT_API XpurtResult xpurtLoadModule(XpurtDevice device, const char *name,
                                       const XpurtModuleOptions *options, XpurtModule *module) {
   core::ModuleSource source;
-  XpurtResult r = api::guarded("xpurtLoadModule", [&] {
-    source = named(core::ModuleSource::Kind::Name, name);
-  });
+  XpurtResult r = api::guarded("xpurtLoadModule",
+                               [&] { source = named(core::ModuleSource::Kind::Name, name); });
   return r ? r : load("xpurtLoadModule", device, source, options, module);
 }
 
@@ -55,9 +53,8 @@ XPURT_API XpurtResult xpurtLoadModuleFromFile(XpurtDevice device, const char *pa
                                               const XpurtModuleOptions *options,
                                               XpurtModule *module) {
   core::ModuleSource source;
-  XpurtResult r = api::guarded("xpurtLoadModuleFromFile", [&] {
-    source = named(core::ModuleSource::Kind::Path, path);
-  });
+  XpurtResult r = api::guarded("xpurtLoadModuleFromFile",
+                               [&] { source = named(core::ModuleSource::Kind::Path, path); });
   return r ? r : load("xpurtLoadModuleFromFile", device, source, options, module);
 }
 

@@ -11,8 +11,7 @@ using core::Ref;
 
 // Looks up the queue, runs `enqueue` and hands its event out as a future if one was asked for.
 template <class Enqueue>
-XpurtResult command(const char *entry, XpurtTaskQueue queue, XpurtFuture *future,
-                    Enqueue enqueue) {
+XpurtResult command(const char *entry, XpurtTaskQueue queue, XpurtFuture *future, Enqueue enqueue) {
   return api::guarded(entry, [&] {
     auto q = api::lookup<core::TaskQueue>(queue, "queue");
     Ref<core::Event> done = enqueue(*q);
@@ -54,22 +53,20 @@ XPURT_API XpurtResult xpurtCopyToDevice(XpurtTaskQueue queue, XpurtMemoryView v,
 
 XPURT_API XpurtResult xpurtCopyToHost(XpurtTaskQueue queue, XpurtMemoryView v, size_t offset,
                                       size_t size, XpurtFuture *future) {
-  return command("xpurtCopyToHost", queue, future, [&](core::TaskQueue &q) {
-    return q.copyToHost(*view(v, "view"), offset, size);
-  });
+  return command("xpurtCopyToHost", queue, future,
+                 [&](core::TaskQueue &q) { return q.copyToHost(*view(v, "view"), offset, size); });
 }
 
 XPURT_API XpurtResult xpurtCopyMemoryView(XpurtTaskQueue queue, XpurtMemoryView dst,
-                                          XpurtMemoryView src, size_t dstOffset,
-                                          size_t srcOffset, size_t size, XpurtFuture *future) {
+                                          XpurtMemoryView src, size_t dstOffset, size_t srcOffset,
+                                          size_t size, XpurtFuture *future) {
   return command("xpurtCopyMemoryView", queue, future, [&](core::TaskQueue &q) {
     return q.copyView(*view(dst, "dst"), *view(src, "src"), dstOffset, srcOffset, size);
   });
 }
 
-XPURT_API XpurtResult xpurtFill(XpurtTaskQueue queue, XpurtMemoryView v, size_t offset,
-                                size_t size, const void *pattern, size_t patternSize,
-                                XpurtFuture *future) {
+XPURT_API XpurtResult xpurtFill(XpurtTaskQueue queue, XpurtMemoryView v, size_t offset, size_t size,
+                                const void *pattern, size_t patternSize, XpurtFuture *future) {
   return command("xpurtFill", queue, future, [&](core::TaskQueue &q) {
     return q.fill(*view(v, "view"), offset, size, pattern, patternSize);
   });

@@ -26,8 +26,8 @@ uint64_t envUnsigned(const char *name, uint64_t min, uint64_t max, uint64_t fall
   if (!v) return fallback;
   uint64_t n = 0;
   if (!parseUnsigned(*v, n) || n < min || n > max)
-    fail(XPURT_ERROR_INVALID_CONFIG, "{}='{}' is not valid: use a whole number from {} to {}",
-         name, *v, min, max);
+    fail(XPURT_ERROR_INVALID_CONFIG, "{}='{}' is not valid: use a whole number from {} to {}", name,
+         *v, min, max);
   return n;
 }
 

@@ -15,9 +15,12 @@ static std::string available() {
 
 static const char *typeName(XpurtDeviceType type) {
   switch (type) {
-    case XPURT_DEVICE_TYPE_CPU: return "CPU";
-    case XPURT_DEVICE_TYPE_GPU: return "GPU";
-    case XPURT_DEVICE_TYPE_AUTO: return "AUTO";
+    case XPURT_DEVICE_TYPE_CPU:
+      return "CPU";
+    case XPURT_DEVICE_TYPE_GPU:
+      return "GPU";
+    case XPURT_DEVICE_TYPE_AUTO:
+      return "AUTO";
   }
   return "?";
 }

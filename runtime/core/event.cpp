@@ -24,8 +24,9 @@ void Event::publish(uint32_t state) {
 
 void Event::wait() const {
   if (!isDone() && helper_) helper_->helpUntil([this] { return isDone(); });
-  spinThenSleep(sleepers_, [&] { return isDone(); },
-                [&] { state_.wait(kPending, std::memory_order_seq_cst); });
+  spinThenSleep(
+      sleepers_, [&] { return isDone(); },
+      [&] { state_.wait(kPending, std::memory_order_seq_cst); });
 }
 
 }  // namespace xpurt::core

@@ -60,13 +60,20 @@ bool HandleRegistry::releaseHandle(const void *handle) {
 
 const char *objectKindName(ObjectKind kind) {
   switch (kind) {
-    case ObjectKind::Device: return "device";
-    case ObjectKind::Context: return "context";
-    case ObjectKind::MemoryView: return "memory view";
-    case ObjectKind::TaskQueue: return "task queue";
-    case ObjectKind::Module: return "module";
-    case ObjectKind::Kernel: return "kernel";
-    case ObjectKind::Future: return "future";
+    case ObjectKind::Device:
+      return "device";
+    case ObjectKind::Context:
+      return "context";
+    case ObjectKind::MemoryView:
+      return "memory view";
+    case ObjectKind::TaskQueue:
+      return "task queue";
+    case ObjectKind::Module:
+      return "module";
+    case ObjectKind::Kernel:
+      return "kernel";
+    case ObjectKind::Future:
+      return "future";
   }
   return "object";
 }

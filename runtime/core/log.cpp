@@ -18,7 +18,7 @@ spdlog::logger &log() {
 }
 
 void applyLogLevelFromEnv() {
-  static const std::vector<const char *> levels = {"trace", "debug", "info",    "warn",
+  static const std::vector<const char *> levels = {"trace", "debug",    "info", "warn",
                                                    "error", "critical", "off"};
   size_t level = envChoice("XPURT_LOG_LEVEL", levels, spdlog::level::warn);
   log().set_level(static_cast<spdlog::level::level_enum>(level));

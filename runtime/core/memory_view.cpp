@@ -6,9 +6,12 @@ namespace xpurt::core {
 
 static const char *typeName(XpurtAllocationType type) {
   switch (type) {
-    case XPURT_ALLOC_TYPE_DEVICE: return "DEVICE";
-    case XPURT_ALLOC_TYPE_SHARED: return "SHARED";
-    case XPURT_ALLOC_TYPE_HOST: return "HOST";
+    case XPURT_ALLOC_TYPE_DEVICE:
+      return "DEVICE";
+    case XPURT_ALLOC_TYPE_SHARED:
+      return "SHARED";
+    case XPURT_ALLOC_TYPE_HOST:
+      return "HOST";
   }
   return "?";
 }
@@ -23,7 +26,8 @@ Ref<MemoryView> MemoryView::create(Ref<Device> device, void *appMemory, size_t s
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "allocation type {} is not one of XPURT_ALLOC_TYPE_DEVICE, _SHARED or _HOST",
          static_cast<int>(type));
-  if (size == 0) fail(XPURT_ERROR_INVALID_ARGUMENT, "a memory view needs a size of at least 1 byte");
+  if (size == 0)
+    fail(XPURT_ERROR_INVALID_ARGUMENT, "a memory view needs a size of at least 1 byte");
   if (appMemory && type != XPURT_ALLOC_TYPE_DEVICE)
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "{} memory views allocate their own memory: pass NULL as the application memory, or "
@@ -60,8 +64,8 @@ MemoryView::~MemoryView() {
 
 size_t MemoryView::checkedRange(size_t offset, size_t size, const char *what) const {
   if (offset > size_)
-    fail(XPURT_ERROR_OUT_OF_RANGE, "{}: offset {} is past the end of the {}-byte memory view",
-         what, offset, size_);
+    fail(XPURT_ERROR_OUT_OF_RANGE, "{}: offset {} is past the end of the {}-byte memory view", what,
+         offset, size_);
   if (size == XPURT_WHOLE_SIZE) return size_ - offset;
   if (size > size_ - offset)
     fail(XPURT_ERROR_OUT_OF_RANGE,

@@ -43,8 +43,8 @@ Ref<Event> TaskQueue::copyToHost(MemoryView &view, size_t offset, size_t size) {
   return submitWithEvent(std::move(cmd));
 }
 
-Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffset,
-                               size_t srcOffset, size_t size) {
+Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffset, size_t srcOffset,
+                               size_t size) {
   checkView(dst, "copyMemoryView (destination)");
   checkView(src, "copyMemoryView (source)");
   if (size == XPURT_WHOLE_SIZE) {
@@ -81,8 +81,8 @@ Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const v
   cmd.type = Command::Type::Fill;
   cmd.size = view.checkedRange(offset, size, "fill");
   if (cmd.size % patternSize != 0)
-    fail(XPURT_ERROR_INVALID_ARGUMENT,
-         "fill: {} bytes is not a whole number of {}-byte patterns", cmd.size, patternSize);
+    fail(XPURT_ERROR_INVALID_ARGUMENT, "fill: {} bytes is not a whole number of {}-byte patterns",
+         cmd.size, patternSize);
   cmd.dst = static_cast<std::byte *>(view.devicePtr()) + offset;
   cmd.patternSize = static_cast<uint32_t>(patternSize);
   std::memcpy(cmd.pattern.data(), pattern, patternSize);
@@ -90,8 +90,7 @@ Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const v
   return submitWithEvent(std::move(cmd));
 }
 
-Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params, size_t d0, size_t d1,
-                             size_t d2) {
+Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params, size_t d0, size_t d1, size_t d2) {
   if (&kernel.module().device().backend() != &device_->backend())
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "launch: kernel '{}' was loaded for a {} device, but this queue runs on a {} device",
@@ -155,8 +154,12 @@ namespace xpurt::core {
 
 static thread_local std::string hostCallbackError;
 
-void setHostCallbackError(const char *message) { hostCallbackError = message ? message : ""; }
+void setHostCallbackError(const char *message) {
+  hostCallbackError = message ? message : "";
+}
 
-std::string takeHostCallbackError() { return std::exchange(hostCallbackError, std::string()); }
+std::string takeHostCallbackError() {
+  return std::exchange(hostCallbackError, std::string());
+}
 
 }  // namespace xpurt::core

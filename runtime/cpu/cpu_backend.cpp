@@ -22,6 +22,8 @@ class CpuBackend final : public core::Backend {
 
 }  // namespace
 
-std::unique_ptr<core::Backend> createCpuBackend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<core::Backend> createCpuBackend() {
+  return std::make_unique<CpuBackend>();
+}
 
 }  // namespace xpurt::cpu

@@ -28,7 +28,8 @@ XpurtDeviceInfo describeHostCpu(uint32_t threads) {
   for (std::string line; std::getline(cpuinfo, line);) {
     auto value = [&] {
       auto colon = line.find(':');
-      return colon == std::string::npos ? std::string() : line.substr(line.find_first_not_of(' ', colon + 1));
+      return colon == std::string::npos ? std::string()
+                                        : line.substr(line.find_first_not_of(' ', colon + 1));
     };
     if (line.rfind("model name", 0) == 0) name = value();
     if (line.rfind("vendor_id", 0) == 0) vendor = value();
@@ -37,8 +38,8 @@ XpurtDeviceInfo describeHostCpu(uint32_t threads) {
   std::strncpy(info.name, name.c_str(), sizeof info.name - 1);
   std::strncpy(info.vendor, vendor.c_str(), sizeof info.vendor - 1);
   info.computeUnits = threads;
-  info.globalMemorySize = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
-                          static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  info.globalMemorySize =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   info.maxTaskCount = INT_MAX;  // ISPC task indices and counts are 32-bit ints
   info.deviceMemoryIsHostMemory = true;
   return info;
@@ -47,14 +48,14 @@ XpurtDeviceInfo describeHostCpu(uint32_t threads) {
 CpuDevice::CpuDevice(core::Backend &backend, XpurtDeviceInfo info,
                      const core::DeviceOptions &options)
     : core::Device(backend), info_(info) {
-  info_.computeUnits = static_cast<uint32_t>(
-      core::envUnsigned("XPURT_CPU_THREADS", 1, 4096, info.computeUnits));
+  info_.computeUnits =
+      static_cast<uint32_t>(core::envUnsigned("XPURT_CPU_THREADS", 1, 4096, info.computeUnits));
   separateMemory_ = options.separateMemory ||
                     core::envChoice("XPURT_CPU_DEVICE_MEMORY", {"host", "separate"}, 0) == 1;
   info_.deviceMemoryIsHostMemory = !separateMemory_;
   arena_.initialize(static_cast<int>(info_.computeUnits));
-  core::log().debug("CPU device '{}': {} threads, device memory {}", info_.name,
-                    info_.computeUnits, separateMemory_ ? "separate" : "is host memory");
+  core::log().debug("CPU device '{}': {} threads, device memory {}", info_.name, info_.computeUnits,
+                    separateMemory_ ? "separate" : "is host memory");
 }
 
 void *CpuDevice::allocate(size_t size, XpurtAllocationType type) {
@@ -70,7 +71,9 @@ void *CpuDevice::allocate(size_t size, XpurtAllocationType type) {
   return p;
 }
 
-void CpuDevice::deallocate(void *ptr, XpurtAllocationType) noexcept { std::free(ptr); }
+void CpuDevice::deallocate(void *ptr, XpurtAllocationType) noexcept {
+  std::free(ptr);
+}
 
 core::Ref<core::TaskQueue> CpuDevice::createQueue() {
   return core::makeRef<CpuQueue>(core::Ref<CpuDevice>(this));

@@ -174,7 +174,8 @@ void CommandRunner::execute(core::Command &cmd) {
         }
         break;
       }
-      case Type::Barrier: break;
+      case Type::Barrier:
+        break;
     }
   } catch (const std::exception &e) {
     failure = e.what();

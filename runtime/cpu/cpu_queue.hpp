@@ -42,10 +42,10 @@ class CommandRunner final : public core::WaitHelper {
   void awaitWork(uint32_t seen);
 
   core::Ref<CpuDevice> device_;
-  std::mutex runMutex_;  // held by the one thread running commands
+  std::mutex runMutex_;     // held by the one thread running commands
   core::TaskQueue *queue_;  // guarded by runMutex_; null once the queue is gone
 
-  std::mutex mutex_;                   // guards the two below
+  std::mutex mutex_;  // guards the two below
   std::deque<core::Command> pending_;
   bool stopping_ = false;
   // Counters that wrap; compared by difference. submitted_ counts pushes (and the stop).

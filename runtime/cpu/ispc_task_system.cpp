@@ -72,8 +72,7 @@ XPURT_API void *ISPCAlloc(void **handle, int64_t size, int32_t alignment) {
   return p;
 }
 
-XPURT_API void ISPCLaunch(void **handle, void *f, void *data, int count0, int count1,
-                          int count2) {
+XPURT_API void ISPCLaunch(void **handle, void *f, void *data, int count0, int count1, int count2) {
   if (count0 <= 0 || count1 <= 0 || count2 <= 0) return;
   LaunchGroup &group = groupOf(handle);
   if (group.heldBack.func) group.tasks.run([l = group.heldBack] { runLaunch(l); });

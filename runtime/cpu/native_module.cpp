@@ -101,8 +101,10 @@ core::Ref<core::Module> loadFile(core::Ref<core::Device> device, const std::stri
       std::string openPath = path.find('/') == std::string::npos ? "./" + path : path;
       return openLibrary(std::move(device), openPath, path, options);
     }
-    case Format::SpirV: spirvUnsupported(path);
-    case Format::Unknown: break;
+    case Format::SpirV:
+      spirvUnsupported(path);
+    case Format::Unknown:
+      break;
   }
   fail(XPURT_ERROR_INVALID_MODULE,
        "module file '{}' is neither a shared library (ELF) nor a SPIR-V module", path);
@@ -153,11 +155,13 @@ core::Ref<core::Module> loadMemory(core::Ref<core::Device> device, const void *d
   if (!data || size == 0)
     fail(XPURT_ERROR_INVALID_ARGUMENT, "a module in memory needs a non-NULL buffer and a size");
   switch (sniff(data, size)) {
-    case Format::SpirV: spirvUnsupported("<memory>");
+    case Format::SpirV:
+      spirvUnsupported("<memory>");
     case Format::Unknown:
       fail(XPURT_ERROR_INVALID_MODULE,
            "the {}-byte buffer is neither a shared library (ELF) nor a SPIR-V module", size);
-    case Format::Elf: break;
+    case Format::Elf:
+      break;
   }
   // The dynamic linker loads from files only: hand it an anonymous in-memory one.
   int fd = memfd_create("xpurt-module", MFD_CLOEXEC);
@@ -188,7 +192,8 @@ core::Ref<core::Module> loadNativeModule(core::Ref<core::Device> device,
                                          const core::ModuleSource &source,
                                          const core::ModuleOptions &options) {
   switch (source.kind) {
-    case core::ModuleSource::Kind::Name: return loadByName(std::move(device), source.text, options);
+    case core::ModuleSource::Kind::Name:
+      return loadByName(std::move(device), source.text, options);
     case core::ModuleSource::Kind::Path:
       if (source.text.empty()) fail(XPURT_ERROR_INVALID_ARGUMENT, "the module path is empty");
       return loadFile(std::move(device), source.text, options);

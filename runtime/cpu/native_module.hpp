@@ -23,8 +23,7 @@ class NativeKernel final : public core::Kernel {
 
   // Runs every task of one launch; returns when they have all finished.
   void run(void *params, const std::array<uint32_t, 3> &dims) const {
-    entry_(params, static_cast<int>(dims[0]), static_cast<int>(dims[1]),
-           static_cast<int>(dims[2]));
+    entry_(params, static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2]));
   }
 
  private:

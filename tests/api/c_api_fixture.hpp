@@ -14,13 +14,15 @@
 namespace xpurt::test {
 
 // The result and message of the last call, for EXPECT_* with a readable failure.
-#define EXPECT_XPURT(expected, call)                                        \
-  do {                                                                      \
-    XpurtResult r_ = (call);                                                \
-    EXPECT_EQ(r_, expected) << #call << ": " << xpurtLastErrorMessage();    \
+#define EXPECT_XPURT(expected, call)                                     \
+  do {                                                                   \
+    XpurtResult r_ = (call);                                             \
+    EXPECT_EQ(r_, expected) << #call << ": " << xpurtLastErrorMessage(); \
   } while (0)
 
-inline std::string lastMessage() { return xpurtLastErrorMessage(); }
+inline std::string lastMessage() {
+  return xpurtLastErrorMessage();
+}
 
 // Sets an environment variable for one scope.
 class ScopedEnv {
@@ -61,12 +63,12 @@ class CApiTest : public ::testing::Test {
   // Runs write_index over 32 tasks and checks the results.
   void expectUsable() {
     XpurtMemoryView out = nullptr, params = nullptr;
-    ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 32 * sizeof(int32_t), XPURT_ALLOC_TYPE_SHARED,
-                                 &out),
-              XPURT_SUCCESS);
-    ASSERT_EQ(xpurtNewMemoryView(device, nullptr, sizeof(IndexParams), XPURT_ALLOC_TYPE_SHARED,
-                                 &params),
-              XPURT_SUCCESS);
+    ASSERT_EQ(
+        xpurtNewMemoryView(device, nullptr, 32 * sizeof(int32_t), XPURT_ALLOC_TYPE_SHARED, &out),
+        XPURT_SUCCESS);
+    ASSERT_EQ(
+        xpurtNewMemoryView(device, nullptr, sizeof(IndexParams), XPURT_ALLOC_TYPE_SHARED, &params),
+        XPURT_SUCCESS);
     void *outPtr = nullptr, *paramsPtr = nullptr;
     xpurtDevicePtr(out, &outPtr);
     xpurtHostPtr(params, &paramsPtr);

@@ -21,8 +21,7 @@ TEST_F(HandleErrors, NullHandlesAreRejectedByName) {
 
 TEST_F(HandleErrors, ReleasedHandlesAreRejected) {
   XpurtMemoryView view = nullptr;
-  ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 64, XPURT_ALLOC_TYPE_DEVICE, &view),
-            XPURT_SUCCESS);
+  ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 64, XPURT_ALLOC_TYPE_DEVICE, &view), XPURT_SUCCESS);
   ASSERT_EQ(xpurtRetain(view), XPURT_SUCCESS);
   ASSERT_EQ(xpurtRelease(view), XPURT_SUCCESS);
   size_t size = 0;

@@ -79,12 +79,16 @@ TEST_F(ModuleTest, FilesThatAreNotModulesAreRejected) {
   EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
                xpurtLoadModuleFromFile(device, text.c_str(), nullptr, &loaded));
   EXPECT_TRUE(contains(lastMessage(), "neither a shared library")) << lastMessage();
-  fs::path fakeElf = writeFile("fake.so", std::string("\x7f" "ELF", 4) + std::string(200, '\0'));
+  fs::path fakeElf = writeFile("fake.so", std::string("\x7f"
+                                                      "ELF",
+                                                      4) +
+                                              std::string(200, '\0'));
   EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
                xpurtLoadModuleFromFile(device, fakeElf.c_str(), nullptr, &loaded));
   EXPECT_TRUE(contains(lastMessage(), "could not be loaded")) << lastMessage();
-  EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
-               xpurtLoadModuleFromFile(device, fs::temp_directory_path().c_str(), nullptr, &loaded));
+  EXPECT_XPURT(
+      XPURT_ERROR_INVALID_MODULE,
+      xpurtLoadModuleFromFile(device, fs::temp_directory_path().c_str(), nullptr, &loaded));
   const char garbage[] = "garbage bytes";
   EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
                xpurtLoadModuleFromMemory(device, garbage, sizeof garbage, nullptr, &loaded));

@@ -5,14 +5,14 @@
 
 #include "test_params.h"
 
-#define CHECK(call)                                                                     \
-  do {                                                                                  \
-    XpurtResult r_ = (call);                                                            \
-    if (r_ != XPURT_SUCCESS) {                                                          \
-      fprintf(stderr, "%s failed: %s: %s\n", #call, xpurtResultString(r_),              \
-              xpurtLastErrorMessage());                                                 \
-      return 1;                                                                         \
-    }                                                                                   \
+#define CHECK(call)                                                        \
+  do {                                                                     \
+    XpurtResult r_ = (call);                                               \
+    if (r_ != XPURT_SUCCESS) {                                             \
+      fprintf(stderr, "%s failed: %s: %s\n", #call, xpurtResultString(r_), \
+              xpurtLastErrorMessage());                                    \
+      return 1;                                                            \
+    }                                                                      \
   } while (0)
 
 int main(void) {

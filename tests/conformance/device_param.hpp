@@ -14,10 +14,12 @@ namespace xpurt::test {
 struct DeviceParam {
   std::string name;  // test-name suffix
   DeviceType type;
-  uint32_t flags;    // XPURT_DEVICE_FLAG_*
+  uint32_t flags;  // XPURT_DEVICE_FLAG_*
 };
 
-inline void PrintTo(const DeviceParam &p, std::ostream *os) { *os << p.name; }
+inline void PrintTo(const DeviceParam &p, std::ostream *os) {
+  *os << p.name;
+}
 
 inline std::vector<DeviceParam> conformanceDevices() {
   // The CPU twice: device memory aliasing host memory, and with storage of its own, where a
@@ -33,8 +35,8 @@ class DeviceTest : public ::testing::TestWithParam<DeviceParam> {
   TaskQueue queue{device};
 };
 
-#define XPURT_INSTANTIATE_CONFORMANCE(suite)                                    \
-  INSTANTIATE_TEST_SUITE_P(Devices, suite,                                      \
+#define XPURT_INSTANTIATE_CONFORMANCE(suite)                                         \
+  INSTANTIATE_TEST_SUITE_P(Devices, suite,                                           \
                            ::testing::ValuesIn(::xpurt::test::conformanceDevices()), \
                            [](const auto &param) { return param.param.name; })
 

@@ -51,15 +51,15 @@ TEST_P(MemoryTest, PartialCopiesMoveOnlyTheirRange) {
   std::vector<float> values(8, 1.0f);
   Array<float> array(device, values);
   queue.copyToDevice(array);
-  queue.fill(array, 7.0f);                                            // device storage
-  queue.copyToHost(array, 2 * sizeof(float), 3 * sizeof(float));      // elements 2..4
+  queue.fill(array, 7.0f);                                        // device storage
+  queue.copyToHost(array, 2 * sizeof(float), 3 * sizeof(float));  // elements 2..4
   queue.sync();
   for (int i = 0; i < 8; ++i) {
     bool copied = i >= 2 && i < 5;
     EXPECT_EQ(values[i], copied || aliased() ? 7.0f : 1.0f) << i;
   }
   std::fill(values.begin(), values.end(), 3.0f);
-  queue.copyToDevice(array, 6 * sizeof(float), XPURT_WHOLE_SIZE);     // elements 6..7
+  queue.copyToDevice(array, 6 * sizeof(float), XPURT_WHOLE_SIZE);  // elements 6..7
   queue.sync();
   std::fill(values.begin(), values.end(), 0.0f);
   queue.copyToHost(array);

@@ -66,5 +66,13 @@ static void outerTask(void *data, int, int, int taskIndex, int, int, int, int, i
 }
 XPURT_CPU_KERNEL(nested, outerTask)
 
+static void recordStartTask(void *data, int, int, int, int, int, int, int, int, int, int) {
+  *static_cast<StartParams *>(data)->startNs =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+}
+XPURT_CPU_KERNEL(record_start, recordStartTask)
+
 static void emptyTask(void *, int, int, int, int, int, int, int, int, int, int) {}
 XPURT_CPU_KERNEL(empty, emptyTask)

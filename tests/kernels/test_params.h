@@ -18,8 +18,8 @@ struct AddParams {
 };
 
 struct GateParams {
-  volatile int32_t *started;  /* the kernel sets it to 1 when it begins */
-  volatile int32_t *release;  /* the kernel returns once it is non-zero (or after 20 s) */
+  volatile int32_t *started; /* the kernel sets it to 1 when it begins */
+  volatile int32_t *release; /* the kernel returns once it is non-zero (or after 20 s) */
 };
 
 struct ThreadParams {
@@ -30,4 +30,8 @@ struct ThreadParams {
 struct NestedParams {
   int32_t *counts; /* outer tasks * inner tasks slots, each incremented once */
   int32_t inner;
+};
+
+struct StartParams {
+  volatile int64_t *startNs; /* steady-clock nanoseconds when the task began */
 };

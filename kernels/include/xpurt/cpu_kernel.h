@@ -36,12 +36,12 @@ void ISPCSync(void *handle);
 #endif
 
 /* Defines <name>_cpu_entry_point as ISPC generates it for `launch[d0, d1, d2] task(params)`. */
-#define XPURT_CPU_KERNEL(name, task)                                                         \
+#define XPURT_CPU_KERNEL(name, task)                                                          \
   XPURT_CPU_KERNEL_EXTERN __attribute__((visibility("default"))) void name##_cpu_entry_point( \
-      void *params, int d0, int d1, int d2) {                                                \
-    void *handle = 0;                                                                        \
-    ISPCLaunch(&handle, (void *)(task), params, d0, d1, d2);                                 \
-    ISPCSync(handle);                                                                        \
+      void *params, int d0, int d1, int d2) {                                                 \
+    void *handle = 0;                                                                         \
+    ISPCLaunch(&handle, (void *)(task), params, d0, d1, d2);                                  \
+    ISPCSync(handle);                                                                         \
   }
 
 #endif /* XPURT_CPU_KERNEL_H */
