@@ -98,6 +98,9 @@ class Kernel : public Object {
 
   Module &module() const { return *module_; }
   const std::string &name() const { return name_; }
+  // Throws INVALID_ARGUMENT if the kernel cannot take an ISPCRT-style launch (one params
+  // pointer, or none).
+  virtual void checkTaskLaunch(bool hasParams) const { (void)hasParams; }
 
  private:
   Ref<Module> module_;

@@ -96,6 +96,7 @@ Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params, size_t d0, size
          "launch: kernel '{}' was loaded for a {} device, but this queue runs on a {} device",
          kernel.name(), kernel.module().device().backend().name(), device_->backend().name());
   if (params) checkView(*params, "launch (params)");
+  kernel.checkTaskLaunch(params != nullptr);
   if (d0 == 0 || d1 == 0 || d2 == 0)
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "launch of '{}': task dimensions ({}, {}, {}) — every dimension must be at least 1",

@@ -3,7 +3,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/spin_wait.hpp"
-#include "native_module.hpp"
+#include "cpu_kernel.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -163,7 +163,7 @@ void CommandRunner::execute(core::Command &cmd) {
                     cmd.patternSize);
         break;
       case Type::Launch:  // already inside the device's arena (see runPending, helpUntil)
-        static_cast<NativeKernel &>(*cmd.kernel).run(cmd.params, cmd.dims);
+        static_cast<CpuKernel &>(*cmd.kernel).run(cmd.params, cmd.dims);
         break;
       case Type::HostCallback: {
         XpurtResult r = cmd.func(cmd.userData);

@@ -3,6 +3,7 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "spirv_module.hpp"
 
 #include <dlfcn.h>
 #include <sys/mman.h>
@@ -64,13 +65,6 @@ void checkOptions(const core::ModuleOptions &options, const std::string &name) {
                      options.buildFlags);
 }
 
-[[noreturn]] void spirvUnsupported(const std::string &name) {
-  fail(XPURT_ERROR_UNSUPPORTED,
-       "module '{}' is SPIR-V; the CPU device of this build runs native CPU modules "
-       "(lib<name>.so) only",
-       name);
-}
-
 core::Ref<core::Module> openLibrary(core::Ref<core::Device> device, const std::string &openPath,
                                     const std::string &name, const core::ModuleOptions &options) {
   checkOptions(options, name);
@@ -101,8 +95,14 @@ core::Ref<core::Module> loadFile(core::Ref<core::Device> device, const std::stri
       std::string openPath = path.find('/') == std::string::npos ? "./" + path : path;
       return openLibrary(std::move(device), openPath, path, options);
     }
-    case Format::SpirV:
-      spirvUnsupported(path);
+    case Format::SpirV: {
+      in.seekg(0, std::ios::end);
+      std::vector<std::byte> bytes(static_cast<size_t>(in.tellg()));
+      in.seekg(0);
+      in.read(reinterpret_cast<char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      if (!in) fail(XPURT_ERROR_INVALID_MODULE, "module file '{}' could not be read", path);
+      return loadSpirvModule(std::move(device), bytes, path, options);
+    }
     case Format::Unknown:
       break;
   }
@@ -156,7 +156,9 @@ core::Ref<core::Module> loadMemory(core::Ref<core::Device> device, const void *d
     fail(XPURT_ERROR_INVALID_ARGUMENT, "a module in memory needs a non-NULL buffer and a size");
   switch (sniff(data, size)) {
     case Format::SpirV:
-      spirvUnsupported("<memory>");
+      return loadSpirvModule(std::move(device),
+                             std::span(static_cast<const std::byte *>(data), size), "<memory>",
+                             options);
     case Format::Unknown:
       fail(XPURT_ERROR_INVALID_MODULE,
            "the {}-byte buffer is neither a shared library (ELF) nor a SPIR-V module", size);

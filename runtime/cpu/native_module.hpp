@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/backend.hpp"
+#include "cpu_kernel.hpp"
 
 #include <array>
 
@@ -15,14 +16,13 @@ core::Ref<core::Module> loadNativeModule(core::Ref<core::Device> device,
                                          const core::ModuleSource &source,
                                          const core::ModuleOptions &options);
 
-class NativeKernel final : public core::Kernel {
+class NativeKernel final : public CpuKernel {
  public:
   using EntryPoint = void (*)(void *params, int d0, int d1, int d2);
   NativeKernel(core::Ref<core::Module> module, std::string name, EntryPoint entry)
-      : core::Kernel(std::move(module), std::move(name)), entry_(entry) {}
+      : CpuKernel(std::move(module), std::move(name)), entry_(entry) {}
 
-  // Runs every task of one launch; returns when they have all finished.
-  void run(void *params, const std::array<uint32_t, 3> &dims) const {
+  void run(void *params, const std::array<uint32_t, 3> &dims) const override {
     entry_(params, static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2]));
   }
 

@@ -100,7 +100,7 @@ TEST_F(ModuleTest, FilesThatAreNotModulesAreRejected) {
   expectUsable();
 }
 
-TEST_F(ModuleTest, SpirvIsRecognisedAndReportedAsUnsupportedOnThisCpuDevice) {
+TEST_F(ModuleTest, ASpirvHeaderWithoutAnOpenClMemoryModelIsRefused) {
   const uint32_t header[5] = {0x07230203, 0x00010000, 0, 1, 0};
   EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED,
                xpurtLoadModuleFromMemory(device, header, sizeof header, nullptr, &loaded));

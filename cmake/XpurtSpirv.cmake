@@ -1,0 +1,73 @@
+# xpurt_add_spirv_module(<name> SOURCES a.cl [b.cl ...] [INCLUDE_DIRECTORIES ...]
+#                        [DEFINITIONS ...] [OUTPUT_DIRECTORY dir])
+#
+# Compiles OpenCL C to <name>.spv at build time and checks it: clang-15 (OpenCL C 2.0, spir64)
+# -> opt-15 -> llvm-spirv-15 -> spirv-val. Kernels see xpurt's task-model header
+# (#include <xpurt/task_model.h>).
+#
+# clang runs at -O0 with optnone disabled, followed only by SROA, early CSE and instcombine:
+# with clang's own -O1/-O2, llvm-spirv-15 emits modules that spirv-val rejects (blocks placed
+# before their dominators, IDs used before their definitions). The consumer (a driver, or
+# xpurt's JIT) optimises the kernel anyway.
+find_program(XPURT_CLANG NAMES clang-15 REQUIRED)
+find_program(XPURT_LLVM_LINK NAMES llvm-link-15 REQUIRED)
+find_program(XPURT_OPT NAMES opt-15 REQUIRED)
+find_program(XPURT_LLVM_SPIRV NAMES llvm-spirv-15 llvm-spirv REQUIRED)
+find_program(XPURT_SPIRV_VAL NAMES spirv-val REQUIRED)
+if(NOT XPURT_KERNEL_INCLUDE_DIR)
+  set(XPURT_KERNEL_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/../kernels/include)
+endif()
+
+function(xpurt_add_spirv_module name)
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;INCLUDE_DIRECTORIES;DEFINITIONS"
+                        ${ARGN})
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "xpurt_add_spirv_module(${name}): no SOURCES")
+  endif()
+  set(outdir ${ARG_OUTPUT_DIRECTORY})
+  if(NOT outdir)
+    set(outdir ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+  endif()
+  if(NOT outdir)
+    set(outdir ${CMAKE_CURRENT_BINARY_DIR})
+  endif()
+  set(work ${CMAKE_CURRENT_BINARY_DIR}/${name}.spirv.dir)
+  set(flags -cl-std=CL2.0 -target spir64 -emit-llvm -Xclang -finclude-default-header -O0
+            -Xclang -disable-O0-optnone -I${XPURT_KERNEL_INCLUDE_DIR})
+  foreach(dir IN LISTS ARG_INCLUDE_DIRECTORIES)
+    list(APPEND flags -I${dir})
+  endforeach()
+  foreach(def IN LISTS ARG_DEFINITIONS)
+    list(APPEND flags -D${def})
+  endforeach()
+
+  set(bitcodes "")
+  foreach(src IN LISTS ARG_SOURCES)
+    get_filename_component(abs ${src} ABSOLUTE)
+    get_filename_component(stem ${src} NAME_WE)
+    set(bc ${work}/${stem}.bc)
+    add_custom_command(
+      OUTPUT ${bc}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${work}
+      COMMAND ${XPURT_CLANG} ${flags} -MD -MF ${bc}.d -c ${abs} -o ${bc}
+      DEPENDS ${abs}
+      DEPFILE ${bc}.d
+      COMMENT "OpenCL C -> LLVM: ${src}"
+      VERBATIM)
+    list(APPEND bitcodes ${bc})
+  endforeach()
+
+  set(spv ${outdir}/${name}.spv)
+  add_custom_command(
+    OUTPUT ${spv}
+    COMMAND ${XPURT_LLVM_LINK} ${bitcodes} -o ${work}/${name}.linked.bc
+    COMMAND ${XPURT_OPT} -passes=sroa,early-cse,instcombine ${work}/${name}.linked.bc
+            -o ${work}/${name}.opt.bc
+    COMMAND ${XPURT_LLVM_SPIRV} ${work}/${name}.opt.bc -o ${spv}
+    COMMAND ${XPURT_SPIRV_VAL} ${spv}
+    DEPENDS ${bitcodes}
+    COMMENT "SPIR-V module ${name}.spv"
+    VERBATIM)
+  add_custom_target(${name} ALL DEPENDS ${spv})
+  set_target_properties(${name} PROPERTIES XPURT_SPIRV_FILE ${spv})
+endfunction()

@@ -1,0 +1,334 @@
+#include "builtin_lowering.hpp"
+
+#include "core/error.hpp"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <cctype>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace xpurt::cpu {
+namespace {
+
+using llvm::IRBuilder;
+using llvm::Value;
+
+// The parts of an Itanium-mangled OpenCL builtin name that the bodies below need.
+struct Mangled {
+  std::string name;
+  std::vector<char> elementCodes;  // per parameter: 'f', 'd', 'h'(alf: 'H'), 'i', 'j', ...
+};
+
+// Parses one parameter type at `at`, appending its element code; substitutions (S_, S0_)
+// repeat earlier vector types.
+bool parseType(const std::string &s, size_t &at, std::vector<std::string> &subs,
+               std::vector<char> &codes) {
+  size_t start = at;
+  if (at >= s.size()) return false;
+  if (s.compare(at, 2, "Dv") == 0) {  // Dv<N>_<element>
+    at += 2;
+    while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at]))) ++at;
+    if (at >= s.size() || s[at] != '_') return false;
+    ++at;
+    std::vector<char> inner;
+    if (!parseType(s, at, subs, inner)) return false;
+    codes.push_back(inner.back());
+    subs.push_back(s.substr(start, at - start));
+    return true;
+  }
+  if (s.compare(at, 2, "Dh") == 0) {
+    at += 2;
+    codes.push_back('H');
+    return true;
+  }
+  if (s[at] == 'S') {  // S_ is substitution 0, S<n>_ is n + 1 (base 36)
+    size_t end = s.find('_', at);
+    if (end == std::string::npos) return false;
+    size_t index = end == at + 1 ? 0 : std::stoul(s.substr(at + 1, end - at - 1), nullptr, 36) + 1;
+    at = end + 1;
+    if (index >= subs.size()) return false;
+    size_t sub = 0;
+    std::vector<std::string> unused;
+    return parseType(subs[index], sub, unused, codes);
+  }
+  if (s[at] == 'P' || s[at] == 'K' || s[at] == 'V') {  // pointers and qualifiers
+    ++at;
+    if (s.compare(at, 1, "U") == 0) {  // vendor qualifier, e.g. U3AS1
+      ++at;
+      size_t len = 0;
+      while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at])))
+        len = len * 10 + static_cast<size_t>(s[at++] - '0');
+      at += len;
+    }
+    bool ok = parseType(s, at, subs, codes);
+    subs.push_back(s.substr(start, at - start));
+    return ok;
+  }
+  codes.push_back(s[at++]);
+  return true;
+}
+
+std::optional<Mangled> demangle(llvm::StringRef full) {
+  std::string s = full.str();
+  if (s.rfind("_Z", 0) != 0) return std::nullopt;
+  size_t at = 2, len = 0;
+  while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at])))
+    len = len * 10 + static_cast<size_t>(s[at++] - '0');
+  if (len == 0 || at + len > s.size()) return std::nullopt;
+  Mangled m;
+  m.name = s.substr(at, len);
+  at += len;
+  std::vector<std::string> subs;
+  while (at < s.size() && s.compare(at, 1, "v") != 0)
+    if (!parseType(s, at, subs, m.elementCodes)) return std::nullopt;
+  return m;
+}
+
+bool isSignedCode(char c) {
+  return c == 'a' || c == 'c' || c == 's' || c == 'i' || c == 'l';
+}
+
+llvm::Type *elementType(llvm::Type *t) {
+  return t->getScalarType();
+}
+
+// A comparison result as OpenCL returns it: 1/0 for scalars, -1/0 for vectors.
+Value *relational(IRBuilder<> &b, Value *cond, llvm::Type *resultType) {
+  return resultType->isVectorTy() ? b.CreateSExt(cond, resultType) : b.CreateZExt(cond, resultType);
+}
+
+Value *intrinsic(IRBuilder<> &b, llvm::Intrinsic::ID id, llvm::ArrayRef<Value *> args) {
+  return b.CreateIntrinsic(id, {args[0]->getType()}, args);
+}
+
+Value *msbSet(IRBuilder<> &b, Value *v) {
+  return b.CreateICmpSLT(v, llvm::Constant::getNullValue(v->getType()));
+}
+
+using Body = std::function<Value *(IRBuilder<> &, llvm::Function &, const Mangled &)>;
+
+Value *arg(llvm::Function &f, unsigned i) {
+  return f.getArg(i);
+}
+
+Value *mulHi(IRBuilder<> &b, Value *x, Value *y, bool isSigned) {
+  auto *t = x->getType();
+  unsigned bits = elementType(t)->getIntegerBitWidth();
+  llvm::Type *wide = llvm::IntegerType::get(b.getContext(), 2 * bits);
+  if (auto *v = llvm::dyn_cast<llvm::VectorType>(t))
+    wide = llvm::VectorType::get(wide, v->getElementCount());
+  auto ext = [&](Value *a) { return isSigned ? b.CreateSExt(a, wide) : b.CreateZExt(a, wide); };
+  Value *product = b.CreateMul(ext(x), ext(y));
+  return b.CreateTrunc(b.CreateLShr(product, llvm::ConstantInt::get(wide, bits)), t);
+}
+
+// convert_<type>[_sat][_rte|_rtz|_rtp|_rtn]: the destination is the function's return type.
+Value *convert(IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
+  Value *x = arg(f, 0);
+  llvm::Type *to = f.getReturnType();
+  std::string name = m.name;
+  bool sat = name.find("_sat") != std::string::npos;
+  bool toSigned = name.rfind("convert_u", 0) != 0;
+  bool fromSigned = isSignedCode(m.elementCodes.at(0));
+  llvm::Type *fromElem = elementType(x->getType()), *toElem = elementType(to);
+  if (fromElem->isFloatingPointTy() && toElem->isFloatingPointTy()) return b.CreateFPCast(x, to);
+  if (fromElem->isIntegerTy() && toElem->isFloatingPointTy())
+    return fromSigned ? b.CreateSIToFP(x, to) : b.CreateUIToFP(x, to);
+  if (fromElem->isFloatingPointTy()) {  // to an integer: round as asked (default: toward zero)
+    llvm::Intrinsic::ID round = llvm::Intrinsic::trunc;
+    if (name.find("_rte") != std::string::npos) round = llvm::Intrinsic::rint;
+    if (name.find("_rtp") != std::string::npos) round = llvm::Intrinsic::ceil;
+    if (name.find("_rtn") != std::string::npos) round = llvm::Intrinsic::floor;
+    Value *r = intrinsic(b, round, {x});
+    if (sat)
+      return b.CreateIntrinsic(toSigned ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+                               {to, x->getType()}, {r});
+    return toSigned ? b.CreateFPToSI(r, to) : b.CreateFPToUI(r, to);
+  }
+  // Integer to integer; with _sat, clamp to the destination's range first.
+  unsigned fromBits = fromElem->getIntegerBitWidth(), toBits = toElem->getIntegerBitWidth();
+  if (sat) {
+    unsigned bits = std::max(fromBits, toBits) + 1;
+    llvm::Type *wide = x->getType()->getWithNewBitWidth(bits);
+    Value *w = fromSigned ? b.CreateSExt(x, wide) : b.CreateZExt(x, wide);
+    llvm::APInt lo =
+        toSigned ? llvm::APInt::getSignedMinValue(toBits).sext(bits) : llvm::APInt::getZero(bits);
+    llvm::APInt hi = toSigned ? llvm::APInt::getSignedMaxValue(toBits).sext(bits)
+                              : llvm::APInt::getMaxValue(toBits).zext(bits);
+    w = intrinsic(b, llvm::Intrinsic::smax, {w, llvm::ConstantInt::get(wide, lo)});
+    w = intrinsic(b, llvm::Intrinsic::smin, {w, llvm::ConstantInt::get(wide, hi)});
+    return b.CreateTrunc(w, to);
+  }
+  if (toBits <= fromBits) return b.CreateTrunc(x, to);
+  return fromSigned ? b.CreateSExt(x, to) : b.CreateZExt(x, to);
+}
+
+const std::map<std::string, Body> &bodies() {
+  using I = llvm::Intrinsic::ID;
+  auto unary = [](I id) {
+    return Body([id](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+      return intrinsic(b, id, {arg(f, 0)});
+    });
+  };
+  auto binary = [](I id) {
+    return Body([id](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+      return intrinsic(b, id, {arg(f, 0), arg(f, 1)});
+    });
+  };
+  auto integer = [](I signedId, I unsignedId) {
+    return Body([=](IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
+      return intrinsic(b, isSignedCode(m.elementCodes.at(0)) ? signedId : unsignedId,
+                       {arg(f, 0), arg(f, 1)});
+    });
+  };
+  static const std::map<std::string, Body> table = {
+      {"sqrt", unary(llvm::Intrinsic::sqrt)},
+      {"fabs", unary(llvm::Intrinsic::fabs)},
+      {"floor", unary(llvm::Intrinsic::floor)},
+      {"ceil", unary(llvm::Intrinsic::ceil)},
+      {"trunc", unary(llvm::Intrinsic::trunc)},
+      {"rint", unary(llvm::Intrinsic::rint)},
+      {"round", unary(llvm::Intrinsic::round)},
+      {"copysign", binary(llvm::Intrinsic::copysign)},
+      {"fmin", binary(llvm::Intrinsic::minnum)},
+      {"fmax", binary(llvm::Intrinsic::maxnum)},
+      {"fma",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         return intrinsic(b, llvm::Intrinsic::fma, {arg(f, 0), arg(f, 1), arg(f, 2)});
+       }},
+      {"mad",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         return intrinsic(b, llvm::Intrinsic::fmuladd, {arg(f, 0), arg(f, 1), arg(f, 2)});
+       }},
+      {"rsqrt",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         Value *x = arg(f, 0);
+         return b.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0),
+                             intrinsic(b, llvm::Intrinsic::sqrt, {x}));
+       }},
+      {"native_recip",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         return b.CreateFDiv(llvm::ConstantFP::get(arg(f, 0)->getType(), 1.0), arg(f, 0));
+       }},
+      {"native_divide", [](IRBuilder<> &b, llvm::Function &f,
+                           const Mangled &) { return b.CreateFDiv(arg(f, 0), arg(f, 1)); }},
+      {"nextafter",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) -> Value * {
+         llvm::Type *t = arg(f, 0)->getType();
+         if (t->isVectorTy()) return nullptr;
+         const char *libm = t->isDoubleTy() ? "nextafter" : "nextafterf";
+         auto callee = f.getParent()->getOrInsertFunction(libm, t, t, t);
+         return b.CreateCall(callee, {arg(f, 0), arg(f, 1)});
+       }},
+      {"isnan",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         return relational(b, b.CreateFCmpUNO(arg(f, 0), arg(f, 0)), f.getReturnType());
+       }},
+      {"isinf",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         Value *x = arg(f, 0);
+         Value *inf = llvm::ConstantFP::getInfinity(x->getType());
+         return relational(b, b.CreateFCmpOEQ(intrinsic(b, llvm::Intrinsic::fabs, {x}), inf),
+                           f.getReturnType());
+       }},
+      {"select",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         Value *c = arg(f, 2);
+         Value *cond = c->getType()->isVectorTy()
+                           ? msbSet(b, c)
+                           : b.CreateICmpNE(c, llvm::Constant::getNullValue(c->getType()));
+         return b.CreateSelect(cond, arg(f, 1), arg(f, 0));
+       }},
+      {"all",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         Value *m = msbSet(b, arg(f, 0));
+         if (m->getType()->isVectorTy()) m = b.CreateAndReduce(m);
+         return b.CreateZExt(m, f.getReturnType());
+       }},
+      {"any",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         Value *m = msbSet(b, arg(f, 0));
+         if (m->getType()->isVectorTy()) m = b.CreateOrReduce(m);
+         return b.CreateZExt(m, f.getReturnType());
+       }},
+      {"min", integer(llvm::Intrinsic::smin, llvm::Intrinsic::umin)},
+      {"max", integer(llvm::Intrinsic::smax, llvm::Intrinsic::umax)},
+      {"add_sat", integer(llvm::Intrinsic::sadd_sat, llvm::Intrinsic::uadd_sat)},
+      {"sub_sat", integer(llvm::Intrinsic::ssub_sat, llvm::Intrinsic::usub_sat)},
+      {"clamp",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
+         Value *x = arg(f, 0), *lo = arg(f, 1), *hi = arg(f, 2);
+         if (elementType(x->getType())->isFloatingPointTy())
+           return intrinsic(b, llvm::Intrinsic::minnum,
+                            {intrinsic(b, llvm::Intrinsic::maxnum, {x, lo}), hi});
+         bool s = isSignedCode(m.elementCodes.at(0));
+         Value *low = intrinsic(b, s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, {x, lo});
+         return intrinsic(b, s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, {low, hi});
+       }},
+      {"abs",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &m) -> Value * {
+         Value *x = arg(f, 0);
+         if (!isSignedCode(m.elementCodes.at(0))) return x;
+         return b.CreateIntrinsic(llvm::Intrinsic::abs, {x->getType()}, {x, b.getFalse()});
+       }},
+      {"clz",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) -> Value * {
+         Value *x = arg(f, 0);
+         return b.CreateIntrinsic(llvm::Intrinsic::ctlz, {x->getType()}, {x, b.getFalse()});
+       }},
+      {"popcount", unary(llvm::Intrinsic::ctpop)},
+      {"mul_hi",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
+         return mulHi(b, arg(f, 0), arg(f, 1), isSignedCode(m.elementCodes.at(0)));
+       }},
+      {"upsample",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) {
+         llvm::Type *to = f.getReturnType();
+         unsigned bits = elementType(arg(f, 0)->getType())->getIntegerBitWidth();
+         Value *hi = b.CreateShl(b.CreateZExt(arg(f, 0), to), llvm::ConstantInt::get(to, bits));
+         return b.CreateOr(hi, b.CreateZExt(arg(f, 1), to));
+       }},
+  };
+  return table;
+}
+
+}  // namespace
+
+void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName) {
+  std::vector<std::string> missing;
+  for (llvm::Function &f : m) {
+    if (!f.isDeclaration() || f.use_empty() || f.isIntrinsic()) continue;
+    auto mangled = demangle(f.getName());
+    if (!mangled) continue;  // not an OpenCL builtin: resolved by the JIT against the process
+    Value *result = nullptr;
+    auto body = bodies().find(mangled->name);
+    auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", &f);
+    IRBuilder<> b(entry);
+    if (mangled->name.rfind("convert_", 0) == 0)
+      result = convert(b, f, *mangled);
+    else if (body != bodies().end())
+      result = body->second(b, f, *mangled);
+    if (!result) {
+      entry->eraseFromParent();
+      missing.push_back(f.getName().str());
+      continue;
+    }
+    if (result->getType() != f.getReturnType())
+      result = b.CreateBitOrPointerCast(result, f.getReturnType());
+    b.CreateRet(result);
+    f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (auto &n : missing) list += (list.empty() ? "" : ", ") + n;
+    core::fail(XPURT_ERROR_UNSUPPORTED,
+               "SPIR-V module '{}' calls OpenCL builtins the CPU device does not provide: {}",
+               moduleName, list);
+  }
+}
+
+}  // namespace xpurt::cpu

@@ -1,0 +1,16 @@
+// OpenCL builtins that libclc's SPIR-V library leaves to its consumer (sqrt, fabs, mad, fmin,
+// select, isnan, min/max, clamp, mul_hi, conversions, ...): bodies made of LLVM intrinsics, so
+// they vectorise with the kernel.
+#pragma once
+
+#include <llvm/IR/Module.h>
+
+#include <string>
+
+namespace xpurt::cpu {
+
+// Gives a body to every used OpenCL builtin that is only declared in `m`; throws UNSUPPORTED
+// listing any it cannot provide.
+void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName);
+
+}  // namespace xpurt::cpu

@@ -1,0 +1,111 @@
+#include "jit_engine.hpp"
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/MC/SubtargetFeature.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <dlfcn.h>
+
+namespace xpurt::cpu {
+
+JitEngine &JitEngine::instance() {
+  // Never destroyed: code it made may still run while static destructors do.
+  static auto *engine = new JitEngine;
+  return *engine;
+}
+
+JitEngine::JitEngine() : layout_("") {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  // LLVM may not know a recent CPU by name: name its features explicitly.
+  cpu_ = llvm::sys::getHostCPUName().str();
+  llvm::StringMap<bool> hostFeatures;
+  llvm::sys::getHostCPUFeatures(hostFeatures);
+  llvm::SubtargetFeatures features;
+  for (auto &f : hostFeatures) features.AddFeature(f.first(), f.second);
+  features_ = features.getString();
+  triple_ = llvm::Triple(llvm::sys::getProcessTriple());
+
+  llvm::orc::JITTargetMachineBuilder builder(triple_);
+  builder.setCPU(cpu_);
+  builder.addFeatures(features.getFeatures());
+  builder.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  auto tm = builder.createTargetMachine();
+  if (!tm)
+    core::fail(XPURT_ERROR_UNKNOWN, "no LLVM target machine for this CPU: {}",
+               llvm::toString(tm.takeError()));
+  targetMachine_ = std::move(*tm);
+  layout_ = targetMachine_->createDataLayout();
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(builder).create();
+  if (!jit)
+    core::fail(XPURT_ERROR_UNKNOWN, "the LLVM JIT could not start: {}",
+               llvm::toString(jit.takeError()));
+  jit_ = std::move(*jit);
+  // Vectorised math calls go to glibc's libmvec; load it so the JIT can bind them.
+  if (!dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL))
+    core::log().warn("libmvec.so.1 could not be loaded; vector math will not be vectorised");
+  core::log().info("CPU JIT for {} ({}), features {}", cpu_, triple_.str(), features_);
+}
+
+void JitEngine::optimize(llvm::Module &module) {
+  std::lock_guard lock(optimizeMutex_);
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder pb(targetMachine_.get(), tuning);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::TargetLibraryInfoImpl libraryInfo(triple_);
+  libraryInfo.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+}
+
+std::unique_ptr<JitEngine::Code> JitEngine::compile(std::unique_ptr<llvm::Module> module,
+                                                    std::unique_ptr<llvm::LLVMContext> context,
+                                                    const std::string &name) {
+  auto &session = jit_->getExecutionSession();
+  auto dylib = session.createJITDylib("xpurt.module." + std::to_string(nextDylib_++));
+  if (!dylib)
+    core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': {}", name, llvm::toString(dylib.takeError()));
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(layout_.getGlobalPrefix());
+  if (!process)
+    core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': {}", name, llvm::toString(process.takeError()));
+  dylib->addGenerator(std::move(*process));
+  std::unique_ptr<Code> code(new Code(*this, *dylib));
+  if (auto err = jit_->addIRModule(
+          *dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+    core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': {}", name, llvm::toString(std::move(err)));
+  return code;
+}
+
+void *JitEngine::Code::lookup(const std::string &symbol) {
+  auto found = engine_.jit_->lookup(dylib_, symbol);
+  if (!found) {
+    core::log().error("JIT lookup of '{}': {}", symbol, llvm::toString(found.takeError()));
+    return nullptr;
+  }
+  return found->toPtr<void *>();
+}
+
+JitEngine::Code::~Code() {
+  if (auto err = engine_.jit_->getExecutionSession().removeJITDylib(dylib_))
+    core::log().warn("releasing JIT code: {}", llvm::toString(std::move(err)));
+}
+
+}  // namespace xpurt::cpu

@@ -1,0 +1,56 @@
+// The CPU device's JIT: host target machine (with the real CPU's features), optimisation
+// pipeline, and an ORC LLJIT whose code lives as long as the module that asked for it.
+#pragma once
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace xpurt::cpu {
+
+class JitEngine {
+ public:
+  // The process's engine, created on first use.
+  static JitEngine &instance();
+
+  const llvm::DataLayout &dataLayout() const { return layout_; }
+  const llvm::Triple &triple() const { return triple_; }
+  const std::string &cpuName() const { return cpu_; }
+  const std::string &cpuFeatures() const { return features_; }
+
+  // Optimises (O3, vectorisers on, libmvec for vector math) with the host target machine.
+  void optimize(llvm::Module &module);
+
+  // Compiled code of one module; releasing it frees the code.
+  class Code {
+   public:
+    ~Code();
+    void *lookup(const std::string &symbol);  // null if absent
+
+   private:
+    friend class JitEngine;
+    Code(JitEngine &engine, llvm::orc::JITDylib &dylib) : engine_(engine), dylib_(dylib) {}
+    JitEngine &engine_;
+    llvm::orc::JITDylib &dylib_;
+  };
+  std::unique_ptr<Code> compile(std::unique_ptr<llvm::Module> module,
+                                std::unique_ptr<llvm::LLVMContext> context,
+                                const std::string &name);
+
+ private:
+  JitEngine();
+  std::unique_ptr<llvm::TargetMachine> targetMachine_;
+  std::mutex optimizeMutex_;  // the target machine is not safe to share between threads
+  llvm::DataLayout layout_;
+  llvm::Triple triple_;
+  std::string cpu_, features_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::atomic<uint64_t> nextDylib_{0};
+};
+
+}  // namespace xpurt::cpu

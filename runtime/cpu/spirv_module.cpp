@@ -1,0 +1,177 @@
+#include "spirv_module.hpp"
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "cpu_kernel.hpp"
+#include "jit_engine.hpp"
+#include "spirv/spirv_binary.hpp"
+#include "spirv/spirv_reader.hpp"
+#include "work_group.hpp"
+#include "work_group_builder.hpp"
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include <chrono>
+#include <map>
+
+namespace xpurt::cpu {
+namespace {
+
+using spirv::KernelArg;
+using spirv::KernelInfo;
+
+// Capabilities of OpenCL kernels the CPU JIT runs.
+constexpr uint32_t kCpuCapabilities[] = {
+    4 /*Addresses*/,     5 /*Linkage*/, 6 /*Kernel*/,          7 /*Vector16*/,
+    8 /*Float16Buffer*/, 9 /*Float16*/, 10 /*Float64*/,        11 /*Int64*/,
+    12 /*Int64Atomics*/, 22 /*Int16*/,  38 /*GenericPointer*/, 39 /*Int8*/};
+
+// Work-items per group in an ISPCRT-style launch of a kernel without reqd_work_group_size:
+// one AVX-512 vector of floats.
+constexpr uint32_t kDefaultProgramCount = 16;
+
+struct NDRange {
+  uint64_t numGroups[3];
+  uint64_t localSize[3];
+  uint64_t globalSize[3];
+  uint64_t globalOffset[3];
+  uint32_t workDim;
+};
+
+// Runs every work-group of the range, in parallel over the device's arena.
+void runWorkGroups(WorkGroupFunction fn, void *const *args, const NDRange &r) {
+  uint64_t total = r.numGroups[0] * r.numGroups[1] * r.numGroups[2];
+  auto runGroup = [&](uint64_t linear) {
+    WorkGroupContext ctx{};
+    ctx.groupId[0] = linear % r.numGroups[0];
+    ctx.groupId[1] = linear / r.numGroups[0] % r.numGroups[1];
+    ctx.groupId[2] = linear / (r.numGroups[0] * r.numGroups[1]);
+    for (int d = 0; d < 3; ++d) {
+      ctx.enqueuedLocalSize[d] = r.localSize[d];
+      ctx.localSize[d] =
+          std::min(r.localSize[d], r.globalSize[d] - ctx.groupId[d] * r.localSize[d]);
+      ctx.globalSize[d] = r.globalSize[d];
+      ctx.globalOffset[d] = r.globalOffset[d];
+      ctx.numGroups[d] = r.numGroups[d];
+    }
+    ctx.workDim = r.workDim;
+    fn(args, &ctx);
+  };
+  if (total == 1) {
+    runGroup(0);
+    return;
+  }
+  tbb::parallel_for(uint64_t{0}, total, runGroup);
+}
+
+class SpirvKernel final : public CpuKernel {
+ public:
+  SpirvKernel(core::Ref<core::Module> module, KernelInfo info, WorkGroupFunction fn)
+      : CpuKernel(std::move(module), info.name), info_(std::move(info)), fn_(fn) {}
+
+  void checkTaskLaunch(bool hasParams) const override {
+    size_t n = info_.args.size();
+    bool pointer = n == 1 && (info_.args[0].kind == KernelArg::Kind::GlobalPointer ||
+                              info_.args[0].kind == KernelArg::Kind::ConstantPointer);
+    if (n > 1 || (n == 1 && !pointer))
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "kernel '{}' takes {}; a task launch passes a single params pointer", name(),
+                 describeArgs());
+    if (n == 1 && !hasParams)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "kernel '{}' takes a params pointer, but the launch has no params view", name());
+  }
+
+  // The ISPCRT model: one work-group per task, programCount work-items in each.
+  void run(void *params, const std::array<uint32_t, 3> &dims) const override {
+    NDRange r{};
+    for (int d = 0; d < 3; ++d) {
+      uint32_t required = info_.requiredLocalSize[d];
+      r.localSize[d] = required ? required : (d == 0 ? kDefaultProgramCount : 1);
+      r.numGroups[d] = dims[d];
+      r.globalSize[d] = r.numGroups[d] * r.localSize[d];
+    }
+    r.workDim = dims[2] > 1 ? 3 : dims[1] > 1 ? 2 : 1;
+    void *const args[1] = {&params};
+    runWorkGroups(fn_, args, r);
+  }
+
+ private:
+  std::string describeArgs() const {
+    std::string s = std::to_string(info_.args.size()) + " arguments (";
+    for (size_t i = 0; i < info_.args.size(); ++i)
+      s += (i ? ", " : "") + std::string(spirv::argKindName(info_.args[i].kind));
+    return s + ")";
+  }
+
+  KernelInfo info_;
+  WorkGroupFunction fn_;
+};
+
+class SpirvModule final : public core::Module {
+ public:
+  SpirvModule(core::Ref<core::Device> device, std::string name,
+              std::unique_ptr<JitEngine::Code> code, std::vector<KernelInfo> kernels)
+      : core::Module(std::move(device), std::move(name)), code_(std::move(code)) {
+    for (KernelInfo &k : kernels) {
+      auto fn = reinterpret_cast<WorkGroupFunction>(code_->lookup(workGroupFunctionName(k.name)));
+      if (!fn)
+        core::fail(XPURT_ERROR_UNKNOWN, "the JIT produced no code for kernel '{}' of '{}'", k.name,
+                   this->name());
+      std::string kernelName = k.name;
+      kernels_.emplace(kernelName, Entry{std::move(k), fn});
+    }
+  }
+
+  core::Ref<core::Kernel> createKernel(const std::string &kernelName) override {
+    auto it = kernels_.find(kernelName);
+    if (it == kernels_.end()) {
+      std::string list;
+      for (auto &[n, e] : kernels_) list += (list.empty() ? "" : ", ") + n;
+      core::fail(XPURT_ERROR_NOT_FOUND, "kernel '{}' is not in module '{}' (its kernels: {})",
+                 kernelName, name(), list);
+    }
+    return core::makeRef<SpirvKernel>(core::Ref<core::Module>(this), it->second.info,
+                                      it->second.fn);
+  }
+
+ private:
+  struct Entry {
+    KernelInfo info;
+    WorkGroupFunction fn;
+  };
+  std::unique_ptr<JitEngine::Code> code_;
+  std::map<std::string, Entry> kernels_;
+};
+
+}  // namespace
+
+core::Ref<core::Module> loadSpirvModule(core::Ref<core::Device> device,
+                                        std::span<const std::byte> bytes, const std::string &name,
+                                        const core::ModuleOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<uint32_t> words = spirv::toWords(bytes, name);
+  spirv::Preamble preamble = spirv::readPreamble(words, name);
+  spirv::checkSupported(preamble, kCpuCapabilities, "CPU", name);
+  for (const std::string &warning : spirv::validate(words, name)) core::log().warn("{}", warning);
+  if (!options.buildFlags.empty())
+    core::log().info("module '{}': build flags '{}' do not apply to the CPU JIT", name,
+                     options.buildFlags);
+
+  JitEngine &engine = JitEngine::instance();
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module =
+      spirv::readModule(*context, words, options.specConstants, name);
+  std::vector<KernelInfo> kernels = spirv::reflectKernels(*module);
+  buildWorkGroupFunctions(*module, kernels, engine.dataLayout(), engine.triple(), name);
+  engine.optimize(*module);
+  auto code = engine.compile(std::move(module), std::move(context), name);
+  auto loaded =
+      core::makeRef<SpirvModule>(std::move(device), name, std::move(code), std::move(kernels));
+  core::log().debug(
+      "SPIR-V module '{}' compiled in {:.1f} ms", name,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return loaded;
+}
+
+}  // namespace xpurt::cpu

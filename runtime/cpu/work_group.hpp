@@ -1,0 +1,33 @@
+// The ABI between the CPU device and the code its JIT makes from a SPIR-V kernel: one
+// work-group function per kernel, called once per work-group, that runs every work-item of
+// the group in loops over the local ids.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace xpurt::cpu {
+
+// One work-group's coordinates. The IR built in work_group_builder.cpp reads these fields by
+// index: keep the two in step.
+struct WorkGroupContext {
+  uint64_t groupId[3];
+  uint64_t localSize[3];          // this group's: smaller than enqueued for a last, partial group
+  uint64_t enqueuedLocalSize[3];  // the launch's
+  uint64_t globalSize[3];
+  uint64_t globalOffset[3];
+  uint64_t numGroups[3];
+  uint32_t workDim;
+  uint32_t reserved;
+  char *localMemory;  // this group's __local storage
+};
+
+// args[i] points to the value of argument i; for a __local pointer argument, to the uint64_t
+// offset of its storage in ctx->localMemory.
+using WorkGroupFunction = void (*)(void *const *args, const WorkGroupContext *ctx);
+
+inline std::string workGroupFunctionName(const std::string &kernel) {
+  return "xpurt.wg." + kernel;
+}
+
+}  // namespace xpurt::cpu

@@ -1,0 +1,397 @@
+#include "work_group_builder.hpp"
+
+#include "builtin_library.hpp"
+#include "builtin_lowering.hpp"
+#include "core/error.hpp"
+#include "work_group.hpp"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <map>
+#include <set>
+
+namespace xpurt::cpu {
+namespace {
+
+using llvm::IRBuilder;
+using llvm::Value;
+
+// OpenCL's work-item functions, by their mangled names in modules read from SPIR-V.
+enum class WorkItem {
+  WorkDim,
+  GlobalSize,
+  GlobalId,
+  LocalSize,
+  EnqueuedLocalSize,
+  LocalId,
+  NumGroups,
+  GroupId,
+  GlobalOffset,
+  GlobalLinearId,
+  LocalLinearId
+};
+
+const std::map<std::string, WorkItem> &workItemFunctions() {
+  static const std::map<std::string, WorkItem> names = {
+      {"_Z12get_work_dimv", WorkItem::WorkDim},
+      {"_Z15get_global_sizej", WorkItem::GlobalSize},
+      {"_Z13get_global_idj", WorkItem::GlobalId},
+      {"_Z14get_local_sizej", WorkItem::LocalSize},
+      {"_Z23get_enqueued_local_sizej", WorkItem::EnqueuedLocalSize},
+      {"_Z12get_local_idj", WorkItem::LocalId},
+      {"_Z14get_num_groupsj", WorkItem::NumGroups},
+      {"_Z12get_group_idj", WorkItem::GroupId},
+      {"_Z17get_global_offsetj", WorkItem::GlobalOffset},
+      {"_Z20get_global_linear_idv", WorkItem::GlobalLinearId},
+      {"_Z19get_local_linear_idv", WorkItem::LocalLinearId},
+  };
+  return names;
+}
+
+constexpr const char *kWorkItemPrefix = "xpurt.wi.";
+
+bool isBarrier(llvm::StringRef name) {
+  return name == "_Z7barrierj" || name.startswith("_Z18work_group_barrier") ||
+         name.startswith("__spirv_ControlBarrier");
+}
+
+// Work-item functions are answered by the work-group loops, not by a library: give their
+// declarations names of our own before the library is linked.
+void renameWorkItemFunctions(llvm::Module &m) {
+  for (auto &[mangled, kind] : workItemFunctions())
+    if (llvm::Function *f = m.getFunction(mangled)) {
+      if (!f->isDeclaration()) continue;
+      f->setName(kWorkItemPrefix + mangled);
+    }
+}
+
+// What this first version of the JIT cannot run yet, refused by name.
+void checkSupported(const llvm::Module &m, const std::string &name) {
+  for (const llvm::Function &f : m)
+    if (f.isDeclaration() && isBarrier(f.getName()) && !f.use_empty())
+      core::fail(XPURT_ERROR_UNSUPPORTED,
+                 "SPIR-V module '{}' uses barrier(); the CPU device cannot run barriers yet", name);
+  for (const llvm::GlobalVariable &g : m.globals())
+    if (g.getAddressSpace() == 3)
+      core::fail(XPURT_ERROR_UNSUPPORTED,
+                 "SPIR-V module '{}' declares __local variable '{}'; the CPU device cannot run "
+                 "kernels with static __local memory yet",
+                 name, g.getName().str());
+}
+
+// The fields of WorkGroupContext as the IR sees them.
+struct ContextValues {
+  Value *groupId[3], *localSize[3], *enqueuedLocalSize[3], *globalSize[3], *globalOffset[3],
+      *numGroups[3], *workDim, *localMemory;
+};
+
+ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
+  llvm::Type *i64 = b.getInt64Ty();
+  auto field = [&](unsigned index, const char *name) {
+    return b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, ctx, index), name);
+  };
+  ContextValues v{};
+  for (unsigned d = 0; d < 3; ++d) {
+    v.groupId[d] = field(0 + d, "group.id");
+    v.localSize[d] = field(3 + d, "local.size");
+    v.enqueuedLocalSize[d] = field(6 + d, "enqueued.local.size");
+    v.globalSize[d] = field(9 + d, "global.size");
+    v.globalOffset[d] = field(12 + d, "global.offset");
+    v.numGroups[d] = field(15 + d, "num.groups");
+  }
+  static_assert(offsetof(WorkGroupContext, workDim) == 18 * 8);
+  static_assert(offsetof(WorkGroupContext, localMemory) == 19 * 8);
+  v.workDim = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(i64, ctx, 18), "work.dim");
+  v.localMemory = b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(i64, ctx, 19), "local");
+  return v;
+}
+
+// values[dim] for dim 0..2, `outside` for any other dimension (OpenCL: 0 for ids, 1 for sizes).
+Value *byDimension(IRBuilder<> &b, Value *dim, Value *const values[3], uint64_t outside) {
+  llvm::Type *i64 = b.getInt64Ty();
+  if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(dim)) {
+    uint64_t d = c->getZExtValue();
+    return d < 3 ? values[d] : llvm::ConstantInt::get(i64, outside);
+  }
+  Value *result = llvm::ConstantInt::get(i64, outside);
+  for (int d = 2; d >= 0; --d)
+    result = b.CreateSelect(b.CreateICmpEQ(dim, b.getInt32(static_cast<uint32_t>(d))), values[d],
+                            result);
+  return result;
+}
+
+struct LoopIds {
+  Value *local[3];
+};
+
+// Replaces the work-item function calls inside `f` (the kernel, inlined into the loops).
+void replaceWorkItemCalls(llvm::Function &f, const ContextValues &ctx, const LoopIds &ids) {
+  std::vector<llvm::CallInst *> calls;
+  for (llvm::Instruction &i : llvm::instructions(f))
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i))
+      if (auto *callee = call->getCalledFunction();
+          callee && callee->getName().startswith(kWorkItemPrefix))
+        calls.push_back(call);
+  for (llvm::CallInst *call : calls) {
+    IRBuilder<> b(call);
+    std::string mangled = call->getCalledFunction()->getName().substr(9).str();
+    WorkItem kind = workItemFunctions().at(mangled);
+    Value *dim = call->arg_size() > 0 ? call->getArgOperand(0) : nullptr;
+    Value *globalId[3];
+    for (int d = 0; d < 3; ++d)
+      globalId[d] = b.CreateAdd(
+          b.CreateAdd(b.CreateMul(ctx.groupId[d], ctx.enqueuedLocalSize[d]), ids.local[d]),
+          ctx.globalOffset[d]);
+    Value *result = nullptr;
+    switch (kind) {
+      case WorkItem::WorkDim:
+        result = ctx.workDim;
+        break;
+      case WorkItem::GlobalSize:
+        result = byDimension(b, dim, ctx.globalSize, 1);
+        break;
+      case WorkItem::GlobalId:
+        result = byDimension(b, dim, globalId, 0);
+        break;
+      case WorkItem::LocalSize:
+        result = byDimension(b, dim, ctx.localSize, 1);
+        break;
+      case WorkItem::EnqueuedLocalSize:
+        result = byDimension(b, dim, ctx.enqueuedLocalSize, 1);
+        break;
+      case WorkItem::LocalId:
+        result = byDimension(b, dim, ids.local, 0);
+        break;
+      case WorkItem::NumGroups:
+        result = byDimension(b, dim, ctx.numGroups, 1);
+        break;
+      case WorkItem::GroupId:
+        result = byDimension(b, dim, ctx.groupId, 0);
+        break;
+      case WorkItem::GlobalOffset:
+        result = byDimension(b, dim, ctx.globalOffset, 0);
+        break;
+      case WorkItem::GlobalLinearId: {
+        Value *g[3];
+        for (int d = 0; d < 3; ++d) g[d] = b.CreateSub(globalId[d], ctx.globalOffset[d]);
+        result = b.CreateAdd(
+            b.CreateMul(b.CreateAdd(b.CreateMul(g[2], ctx.globalSize[1]), g[1]), ctx.globalSize[0]),
+            g[0]);
+        break;
+      }
+      case WorkItem::LocalLinearId:
+        result = b.CreateAdd(
+            b.CreateMul(b.CreateAdd(b.CreateMul(ids.local[2], ctx.localSize[1]), ids.local[1]),
+                        ctx.localSize[0]),
+            ids.local[0]);
+        break;
+    }
+    if (result->getType() != call->getType()) result = b.CreateZExtOrTrunc(result, call->getType());
+    call->replaceAllUsesWith(result);
+    call->eraseFromParent();
+  }
+}
+
+// Blocks of the innermost loop's body: from `body` up to, not including, `latch`.
+std::vector<llvm::BasicBlock *> loopBody(llvm::BasicBlock *body, llvm::BasicBlock *latch) {
+  std::vector<llvm::BasicBlock *> blocks{body};
+  std::set<llvm::BasicBlock *> seen{body, latch};
+  for (size_t i = 0; i < blocks.size(); ++i)
+    for (llvm::BasicBlock *next : llvm::successors(blocks[i]))
+      if (seen.insert(next).second) blocks.push_back(next);
+  return blocks;
+}
+
+// Work-items of a group are independent between barriers: tell the vectoriser that the loop
+// over them carries no memory dependence.
+void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &body,
+                  llvm::BranchInst *latchBranch) {
+  llvm::MDNode *group = llvm::MDNode::getDistinct(c, {});
+  for (llvm::BasicBlock *bb : body)
+    for (llvm::Instruction &i : *bb) {
+      bool plain = (llvm::isa<llvm::LoadInst>(i) && !llvm::cast<llvm::LoadInst>(i).isAtomic() &&
+                    !llvm::cast<llvm::LoadInst>(i).isVolatile()) ||
+                   (llvm::isa<llvm::StoreInst>(i) && !llvm::cast<llvm::StoreInst>(i).isAtomic() &&
+                    !llvm::cast<llvm::StoreInst>(i).isVolatile());
+      if (plain) i.setMetadata(llvm::LLVMContext::MD_access_group, group);
+    }
+  llvm::MDNode *parallel =
+      llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group});
+  auto loopId = llvm::MDNode::getDistinct(c, {nullptr, parallel});
+  loopId->replaceOperandWith(0, loopId);
+  latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
+// void xpurt.wg.<kernel>(ptr args, ptr ctx): loops z, y, x over the group's local ids, with
+// the kernel inlined into the innermost loop.
+void buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
+                            const spirv::KernelInfo &info) {
+  llvm::LLVMContext &c = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(c, 0);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(c);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr}, false);
+  auto *wg = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                    workGroupFunctionName(info.name), m);
+  wg->addFnAttr(llvm::Attribute::NoUnwind);
+  Value *argsPtr = wg->getArg(0), *ctxPtr = wg->getArg(1);
+
+  auto *entry = llvm::BasicBlock::Create(c, "entry", wg);
+  IRBuilder<> b(entry);
+  ContextValues ctx = loadContext(b, ctxPtr);
+  std::vector<Value *> args;
+  for (const llvm::Argument &a : kernel.args()) {
+    unsigned i = a.getArgNo();
+    Value *slot = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, argsPtr, i));
+    Value *v;
+    if (info.args[i].kind == spirv::KernelArg::Kind::Struct) {
+      v = slot;  // byval: inlining gives each work-item its own copy
+    } else if (info.args[i].kind == spirv::KernelArg::Kind::LocalPointer) {
+      v = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.localMemory, b.CreateLoad(i64, slot));
+    } else {
+      v = b.CreateLoad(a.getType(), slot);
+    }
+    if (v->getType() != a.getType()) v = b.CreatePointerBitCastOrAddrSpaceCast(v, a.getType());
+    args.push_back(v);
+  }
+
+  // Three nested counted loops; `ids` are their induction variables.
+  LoopIds ids{};
+  llvm::BasicBlock *exits[3];
+  llvm::BasicBlock *latches[3];
+  llvm::PHINode *phis[3];
+  llvm::BasicBlock *current = entry;
+  for (int d = 2; d >= 0; --d) {
+    auto *header = llvm::BasicBlock::Create(c, "wi.header", wg);
+    auto *body = llvm::BasicBlock::Create(c, "wi.body", wg);
+    latches[d] = llvm::BasicBlock::Create(c, "wi.latch", wg);
+    exits[d] = llvm::BasicBlock::Create(c, "wi.exit", wg);
+    b.SetInsertPoint(current);
+    b.CreateBr(header);
+    b.SetInsertPoint(header);
+    phis[d] = b.CreatePHI(i64, 2, "local.id");
+    phis[d]->addIncoming(b.getInt64(0), current);
+    b.CreateBr(body);
+    ids.local[d] = phis[d];
+    current = body;
+  }
+  b.SetInsertPoint(current);
+  llvm::CallInst *call = b.CreateCall(&kernel, args);
+  llvm::BasicBlock *innerBody = current;
+  llvm::BranchInst *innerLatchBranch = nullptr;
+  for (int d = 0; d < 3; ++d) {
+    b.CreateBr(latches[d]);
+    b.SetInsertPoint(latches[d]);
+    Value *next = b.CreateAdd(phis[d], b.getInt64(1), "", true, true);
+    phis[d]->addIncoming(next, latches[d]);
+    llvm::BasicBlock *header = phis[d]->getParent();
+    auto *br = b.CreateCondBr(b.CreateICmpULT(next, ctx.localSize[d]), header, exits[d]);
+    if (d == 0) innerLatchBranch = br;
+    b.SetInsertPoint(exits[d]);
+  }
+  b.CreateRetVoid();
+
+  llvm::InlineFunctionInfo inlineInfo;
+  if (!llvm::InlineFunction(*call, inlineInfo).isSuccess())
+    core::fail(XPURT_ERROR_UNKNOWN, "kernel '{}' could not be inlined into its work-group loop",
+               info.name);
+  replaceWorkItemCalls(*wg, ctx, ids);
+  markParallel(c, loopBody(innerBody, latches[0]), innerLatchBranch);
+}
+
+// Every function that reaches a work-item function, directly or through its callees, must end
+// up inside a work-group loop: mark them all for inlining.
+void inlineWorkItemUsers(llvm::Module &m) {
+  auto reaches = [](const llvm::Function &f) {
+    for (const llvm::Instruction &i : llvm::instructions(f))
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+        if (const llvm::Function *callee = call->getCalledFunction())
+          if (callee->getName().startswith(kWorkItemPrefix) ||
+              (!callee->isDeclaration() && callee->hasFnAttribute(llvm::Attribute::AlwaysInline)))
+            return true;
+    return false;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (llvm::Function &f : m)
+      if (!f.isDeclaration() && !f.hasFnAttribute(llvm::Attribute::AlwaysInline) && reaches(f)) {
+        f.removeFnAttr(llvm::Attribute::NoInline);
+        f.addFnAttr(llvm::Attribute::AlwaysInline);
+        changed = true;
+      }
+  }
+}
+
+void runAlwaysInliner(llvm::Module &m) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::AlwaysInlinerPass());
+  mpm.run(m, mam);
+}
+
+}  // namespace
+
+void buildWorkGroupFunctions(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
+                             const llvm::DataLayout &layout, const llvm::Triple &triple,
+                             const std::string &name) {
+  checkSupported(m, name);
+  renameWorkItemFunctions(m);
+
+  // The kernel's own functions are inlined into it, so that the work-item calls all end up
+  // inside the work-group loops.
+  for (llvm::Function &f : m) {
+    if (f.isDeclaration()) continue;
+    f.removeFnAttr(llvm::Attribute::NoInline);
+    f.removeFnAttr(llvm::Attribute::OptimizeNone);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+
+  if (llvm::Linker::linkModules(m, loadBuiltinLibrary(m.getContext()),
+                                llvm::Linker::LinkOnlyNeeded))
+    core::fail(XPURT_ERROR_UNKNOWN, "linking module '{}' with the OpenCL builtin library failed",
+               name);
+  // Library functions may use work-item functions and barriers too.
+  checkSupported(m, name);
+  renameWorkItemFunctions(m);
+  inlineWorkItemUsers(m);
+  defineMissingBuiltins(m, name);
+  runAlwaysInliner(m);
+
+  for (const spirv::KernelInfo &info : kernels) {
+    llvm::Function *kernel = m.getFunction(info.name);
+    if (!kernel) core::fail(XPURT_ERROR_UNKNOWN, "kernel '{}' vanished from its module", info.name);
+    buildWorkGroupFunction(m, *kernel, info);
+  }
+
+  // Only the work-group functions are entry points; everything else may be optimised away.
+  for (llvm::Function &f : m) {
+    f.setCallingConv(llvm::CallingConv::C);
+    for (llvm::User *u : f.users())
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(u))
+        call->setCallingConv(llvm::CallingConv::C);
+    if (!f.isDeclaration() && !f.getName().startswith("xpurt.wg.")) {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      f.setComdat(nullptr);
+    }
+  }
+  m.setDataLayout(layout);
+  m.setTargetTriple(triple.str());
+}
+
+}  // namespace xpurt::cpu

@@ -1,0 +1,39 @@
+// Intake of a SPIR-V binary before anything reads it: the header and preamble (capabilities,
+// addressing and memory model, kernel entry points) and validation with SPIRV-Tools.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace xpurt::spirv {
+
+struct Preamble {
+  uint32_t version = 0;  // 0x00MMmm00
+  std::vector<uint32_t> capabilities;
+  uint32_t addressingModel = 0;      // 0 Logical, 1 Physical32, 2 Physical64
+  uint32_t memoryModel = 0;          // 2 OpenCL
+  std::vector<std::string> kernels;  // OpEntryPoint Kernel names
+};
+
+// The words of a SPIR-V binary; throws INVALID_MODULE if `bytes` cannot be one (size, magic,
+// byte order: a big-endian module is swapped to host order).
+std::vector<uint32_t> toWords(std::span<const std::byte> bytes, const std::string &name);
+
+// Reads the preamble; throws INVALID_MODULE naming the instruction where the binary is broken.
+Preamble readPreamble(std::span<const uint32_t> words, const std::string &name);
+
+const char *capabilityName(uint32_t capability);
+
+// Throws UNSUPPORTED naming the first capability not in `supported`, or an addressing or
+// memory model other than Physical64/OpenCL.
+void checkSupported(const Preamble &preamble, std::span<const uint32_t> supported,
+                    const std::string &device, const std::string &name);
+
+// Validates with SPIRV-Tools. Structural errors throw INVALID_MODULE with the validator's
+// message; findings about block and definition order alone, which the standard LLVM-to-SPIR-V
+// translator produces for valid programs, are returned as warnings.
+std::vector<std::string> validate(std::span<const uint32_t> words, const std::string &name);
+
+}  // namespace xpurt::spirv

@@ -1,0 +1,89 @@
+#include "spirv_reader.hpp"
+
+#include "core/error.hpp"
+
+#include <LLVMSPIRVLib/LLVMSPIRVLib.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Metadata.h>
+
+#include <sstream>
+
+namespace xpurt::spirv {
+
+const char *argKindName(KernelArg::Kind kind) {
+  switch (kind) {
+    case KernelArg::Kind::GlobalPointer:
+      return "global pointer";
+    case KernelArg::Kind::ConstantPointer:
+      return "constant pointer";
+    case KernelArg::Kind::LocalPointer:
+      return "local pointer";
+    case KernelArg::Kind::Value:
+      return "value";
+    case KernelArg::Kind::Struct:
+      return "struct by value";
+  }
+  return "?";
+}
+
+std::unique_ptr<llvm::Module> readModule(
+    llvm::LLVMContext &context, std::span<const uint32_t> words,
+    std::span<const std::pair<uint32_t, uint64_t>> specConstants, const std::string &name) {
+  SPIRV::TranslatorOpts opts;
+  opts.enableAllExtensions();
+  for (auto [id, value] : specConstants) opts.setSpecConst(id, value);
+  std::string bytes(reinterpret_cast<const char *>(words.data()), words.size_bytes());
+  std::istringstream in(bytes);
+  llvm::Module *module = nullptr;
+  std::string error;
+  if (!llvm::readSpirv(context, opts, in, module, error) || !module)
+    core::fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' could not be read: {}", name,
+               error.empty() ? "the translator gave no reason" : error);
+  return std::unique_ptr<llvm::Module>(module);
+}
+
+static std::string metadataString(const llvm::Function &f, const char *kind, unsigned i) {
+  auto *node = f.getMetadata(kind);
+  if (!node || i >= node->getNumOperands()) return {};
+  if (auto *s = llvm::dyn_cast_or_null<llvm::MDString>(node->getOperand(i)))
+    return s->getString().str();
+  return {};
+}
+
+std::vector<KernelInfo> reflectKernels(const llvm::Module &module) {
+  std::vector<KernelInfo> kernels;
+  const llvm::DataLayout &layout = module.getDataLayout();
+  for (const llvm::Function &f : module) {
+    if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL || f.isDeclaration()) continue;
+    KernelInfo info;
+    info.name = f.getName().str();
+    for (const llvm::Argument &arg : f.args()) {
+      KernelArg a{};
+      a.typeName = metadataString(f, "kernel_arg_type", arg.getArgNo());
+      llvm::Type *type = arg.getType();
+      if (arg.hasByValAttr()) {
+        a.kind = KernelArg::Kind::Struct;
+        a.size = static_cast<uint32_t>(layout.getTypeAllocSize(arg.getParamByValType()));
+      } else if (auto *ptr = llvm::dyn_cast<llvm::PointerType>(type)) {
+        unsigned as = ptr->getAddressSpace();
+        a.kind = as == 3   ? KernelArg::Kind::LocalPointer
+                 : as == 2 ? KernelArg::Kind::ConstantPointer
+                           : KernelArg::Kind::GlobalPointer;
+        a.size = 8;
+      } else {
+        a.kind = KernelArg::Kind::Value;
+        a.size = static_cast<uint32_t>(layout.getTypeAllocSize(type));
+      }
+      info.args.push_back(std::move(a));
+    }
+    if (auto *node = f.getMetadata("reqd_work_group_size"))
+      for (unsigned d = 0; d < 3 && d < node->getNumOperands(); ++d)
+        if (auto *c = llvm::mdconst::dyn_extract<llvm::ConstantInt>(node->getOperand(d)))
+          info.requiredLocalSize[d] = static_cast<uint32_t>(c->getZExtValue());
+    kernels.push_back(std::move(info));
+  }
+  return kernels;
+}
+
+}  // namespace xpurt::spirv
