@@ -96,6 +96,7 @@ typedef struct XpurtDeviceInfo {
   uint32_t computeUnits;         /* worker threads on the CPU, EUs/SMs on a GPU */
   uint64_t globalMemorySize;     /* bytes */
   uint64_t maxTaskCount;         /* d0 * d1 * d2 of one launch */
+  uint64_t maxWorkGroupSize;     /* work-items of one group (xpurtLaunchKernel) */
   bool deviceMemoryIsHostMemory; /* device views alias their host copy: copies cost nothing */
 } XpurtDeviceInfo;
 
@@ -189,6 +190,29 @@ XPURT_API XpurtResult xpurtLaunch2D(XpurtTaskQueue queue, XpurtKernel kernel,
 XPURT_API XpurtResult xpurtLaunch3D(XpurtTaskQueue queue, XpurtKernel kernel,
                                     XpurtMemoryView params, size_t d0, size_t d1, size_t d2,
                                     XpurtFuture *future);
+/* A kernel argument of xpurtLaunchKernel. */
+typedef enum XpurtKernelArgKind {
+  XPURT_KERNEL_ARG_VALUE = 0,       /* size bytes at value: a scalar, vector, struct or raw pointer */
+  XPURT_KERNEL_ARG_MEMORY_VIEW = 1, /* the device pointer of view, plus offset bytes */
+  XPURT_KERNEL_ARG_LOCAL = 2        /* a __local pointer to size bytes of each work-group's memory */
+} XpurtKernelArgKind;
+
+typedef struct XpurtKernelArg {
+  XpurtKernelArgKind kind;
+  size_t size;          /* VALUE: bytes at value; LOCAL: bytes per work-group */
+  const void *value;    /* VALUE: copied when the launch is enqueued */
+  XpurtMemoryView view; /* MEMORY_VIEW */
+  size_t offset;        /* MEMORY_VIEW: added to the view's device pointer */
+} XpurtKernelArg;
+
+/* The general launch, for kernels that take several arguments (OpenCL C, other compilers):
+ * workDim (1 to 3) dimensions of globalSize work-items in groups of localSize (NULL: the
+ * runtime chooses; the last group of a dimension may be smaller), ids starting at globalOffset
+ * (NULL: 0). Arguments are checked against the kernel's signature and copied. */
+XPURT_API XpurtResult xpurtLaunchKernel(XpurtTaskQueue queue, XpurtKernel kernel, uint32_t numArgs,
+                                        const XpurtKernelArg *args, uint32_t workDim,
+                                        const size_t *globalOffset, const size_t *globalSize,
+                                        const size_t *localSize, XpurtFuture *future);
 /* Runs func(userData) on a runtime thread when the commands before it have completed. A result
  * other than XPURT_SUCCESS fails its future and is reported by the next xpurtSync. */
 XPURT_API XpurtResult xpurtHostCallback(XpurtTaskQueue queue, XpurtHostFunc func, void *userData,

@@ -15,12 +15,15 @@
 #include <xpurt/xpurt.h>
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -307,6 +310,66 @@ class Kernel : public detail::Handle<XpurtKernel> {
   Kernel(const Device &, const Module &module, const std::string &name) : Kernel(module, name) {}
 };
 
+// An argument of a general launch: a memory view (its device pointer), a value (copied), or
+// __local memory of some size per work-group.
+class Arg {
+ public:
+  Arg(const MemoryView &view, size_t offset = 0) : kind_(XPURT_KERNEL_ARG_MEMORY_VIEW) {
+    view_ = view.handle();
+    offset_ = offset;
+  }
+  template <class T, class = std::enable_if_t<!std::is_base_of_v<MemoryView, T> &&
+                                              std::is_trivially_copyable_v<T>>>
+  Arg(const T &value) : kind_(XPURT_KERNEL_ARG_VALUE), value_(sizeof(T)) {
+    std::memcpy(value_.data(), &value, sizeof(T));
+  }
+  static Arg local(size_t bytes) {
+    Arg a;
+    a.kind_ = XPURT_KERNEL_ARG_LOCAL;
+    a.localBytes_ = bytes;
+    return a;
+  }
+  XpurtKernelArg toC() const {
+    XpurtKernelArg c{};
+    c.kind = kind_;
+    c.size = kind_ == XPURT_KERNEL_ARG_LOCAL ? localBytes_ : value_.size();
+    c.value = value_.empty() ? nullptr : value_.data();
+    c.view = view_;
+    c.offset = offset_;
+    return c;
+  }
+
+ private:
+  Arg() = default;
+  XpurtKernelArgKind kind_ = XPURT_KERNEL_ARG_VALUE;
+  std::vector<unsigned char> value_;
+  XpurtMemoryView view_ = nullptr;
+  size_t offset_ = 0, localBytes_ = 0;
+};
+
+// The work-items of a general launch: global size, optional local size and offset.
+class Range {
+ public:
+  Range(size_t x) : dims_(1), global_{x, 1, 1} {}
+  Range(size_t x, size_t y) : dims_(2), global_{x, y, 1} {}
+  Range(size_t x, size_t y, size_t z) : dims_(3), global_{x, y, z} {}
+  Range &local(size_t x, size_t y = 1, size_t z = 1) {
+    local_[0] = x, local_[1] = y, local_[2] = z;
+    hasLocal_ = true;
+    return *this;
+  }
+  Range &offset(size_t x, size_t y = 0, size_t z = 0) {
+    offset_[0] = x, offset_[1] = y, offset_[2] = z;
+    return *this;
+  }
+
+ private:
+  friend class TaskQueue;
+  uint32_t dims_;
+  size_t global_[3], local_[3] = {1, 1, 1}, offset_[3] = {0, 0, 0};
+  bool hasLocal_ = false;
+};
+
 class TaskQueue : public detail::Handle<XpurtTaskQueue> {
  public:
   explicit TaskQueue(const Device &device) {
@@ -341,6 +404,16 @@ class TaskQueue : public detail::Handle<XpurtTaskQueue> {
   }
   Future launch(const Kernel &kernel, size_t d0, size_t d1 = 1, size_t d2 = 1) {
     return launch(kernel, nullptr, d0, d1, d2);
+  }
+  // A general launch: arguments by position, checked against the kernel's signature.
+  Future launch(const Kernel &kernel, const Range &range, std::initializer_list<Arg> args) {
+    std::vector<XpurtKernelArg> c;
+    for (const Arg &a : args) c.push_back(a.toC());
+    return enqueue([&](XpurtFuture *f) {
+      return xpurtLaunchKernel(h_, kernel.handle(), static_cast<uint32_t>(c.size()), c.data(),
+                               range.dims_, range.offset_, range.global_,
+                               range.hasLocal_ ? range.local_ : nullptr, f);
+    });
   }
   // Runs fn on a runtime thread after the commands before it; an exception fails its future
   // and the next sync().

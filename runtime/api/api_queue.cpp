@@ -89,6 +89,29 @@ XPURT_API XpurtResult xpurtLaunch3D(XpurtTaskQueue queue, XpurtKernel kernel,
   return launch(queue, kernel, params, d0, d1, d2, future);
 }
 
+XPURT_API XpurtResult xpurtLaunchKernel(XpurtTaskQueue queue, XpurtKernel kernel, uint32_t numArgs,
+                                        const XpurtKernelArg *args, uint32_t workDim,
+                                        const size_t *globalOffset, const size_t *globalSize,
+                                        const size_t *localSize, XpurtFuture *future) {
+  return command("xpurtLaunchKernel", queue, future, [&](core::TaskQueue &q) {
+    auto k = api::lookup<core::Kernel>(kernel, "kernel");
+    if (numArgs && !args)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} arguments announced but args is NULL", numArgs);
+    std::vector<Ref<MemoryView>> views;  // keep the looked-up views alive during the call
+    std::vector<core::TaskQueue::ArgInput> inputs;
+    for (uint32_t i = 0; i < numArgs; ++i) {
+      const XpurtKernelArg &a = args[i];
+      MemoryView *v = nullptr;
+      if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && a.view) {
+        views.push_back(view(a.view, "args[i].view"));
+        v = views.back().get();
+      }
+      inputs.push_back({a.kind, a.size, a.value, v, a.offset});
+    }
+    return q.launchKernel(*k, inputs, workDim, globalOffset, globalSize, localSize);
+  });
+}
+
 XPURT_API XpurtResult xpurtHostCallback(XpurtTaskQueue queue, XpurtHostFunc func, void *userData,
                                         XpurtFuture *future) {
   return command("xpurtHostCallback", queue, future,

@@ -90,6 +90,26 @@ class Module : public Object {
   std::string name_;
 };
 
+// The arguments of a general launch, checked and copied: `data` holds each value (a device
+// pointer for a memory view, a uint64_t byte count for __local memory).
+struct KernelArgs {
+  struct Arg {
+    XpurtKernelArgKind kind;
+    uint32_t offset;  // into data
+    uint32_t size;    // VALUE: bytes; LOCAL: bytes per work-group; MEMORY_VIEW: 8
+  };
+  std::vector<Arg> args;
+  std::vector<std::byte> data;
+  std::vector<Ref<Object>> views;  // kept alive until the launch has run
+};
+
+struct NDRange {
+  uint32_t workDim = 1;
+  std::array<uint64_t, 3> globalOffset{0, 0, 0};
+  std::array<uint64_t, 3> globalSize{1, 1, 1};
+  std::array<uint64_t, 3> localSize{0, 0, 0};  // 0: the backend chooses
+};
+
 class Kernel : public Object {
  public:
   static constexpr ObjectKind kKind = ObjectKind::Kernel;
@@ -101,6 +121,9 @@ class Kernel : public Object {
   // Throws INVALID_ARGUMENT if the kernel cannot take an ISPCRT-style launch (one params
   // pointer, or none).
   virtual void checkTaskLaunch(bool hasParams) const { (void)hasParams; }
+  // Throws INVALID_ARGUMENT (naming the argument) if args do not match the kernel's signature,
+  // or UNSUPPORTED if the kernel takes task launches only. May choose range.localSize.
+  virtual void checkLaunch(const KernelArgs &args, NDRange &range) const;
 
  private:
   Ref<Module> module_;
@@ -110,7 +133,7 @@ class Kernel : public Object {
 // One queued command, already validated. Holds references to what it touches, so handles may
 // be released while it waits.
 struct Command {
-  enum class Type : uint8_t { Copy, Fill, Launch, HostCallback, Barrier };
+  enum class Type : uint8_t { Copy, Fill, Launch, LaunchKernel, HostCallback, Barrier };
   static constexpr size_t kMaxPatternSize = 128;
 
   Type type = Type::Barrier;
@@ -122,6 +145,8 @@ struct Command {
   Ref<Kernel> kernel;  // Launch
   void *params = nullptr;
   std::array<uint32_t, 3> dims{1, 1, 1};
+  std::shared_ptr<const KernelArgs> args;  // LaunchKernel
+  NDRange range;
   XpurtHostFunc func = nullptr;  // HostCallback
   void *userData = nullptr;
   std::array<Ref<Object>, 2> keepAlive;  // the memory views involved

@@ -90,11 +90,15 @@ Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const v
   return submitWithEvent(std::move(cmd));
 }
 
-Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params, size_t d0, size_t d1, size_t d2) {
-  if (&kernel.module().device().backend() != &device_->backend())
+static void checkSameBackend(const Kernel &kernel, const Device &device, const char *what) {
+  if (&kernel.module().device().backend() != &device.backend())
     fail(XPURT_ERROR_INVALID_ARGUMENT,
-         "launch: kernel '{}' was loaded for a {} device, but this queue runs on a {} device",
-         kernel.name(), kernel.module().device().backend().name(), device_->backend().name());
+         "{} '{}': the kernel was loaded for a {} device, but this queue runs on a {} device", what,
+         kernel.name(), kernel.module().device().backend().name(), device.backend().name());
+}
+
+Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params, size_t d0, size_t d1, size_t d2) {
+  checkSameBackend(kernel, *device_, "launch");
   if (params) checkView(*params, "launch (params)");
   kernel.checkTaskLaunch(params != nullptr);
   if (d0 == 0 || d1 == 0 || d2 == 0)
@@ -116,6 +120,98 @@ Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params, size_t d0, size
   cmd.params = params ? params->devicePtr() : nullptr;
   cmd.dims = {static_cast<uint32_t>(d0), static_cast<uint32_t>(d1), static_cast<uint32_t>(d2)};
   if (params) cmd.keepAlive[0] = Ref<Object>(params);
+  return submitWithEvent(std::move(cmd));
+}
+
+Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inputs,
+                                   uint32_t workDim, const size_t *globalOffset,
+                                   const size_t *globalSize, const size_t *localSize) {
+  checkSameBackend(kernel, *device_, "launchKernel");
+  if (workDim < 1 || workDim > 3)
+    fail(XPURT_ERROR_INVALID_ARGUMENT, "launchKernel '{}': workDim is {}; use 1, 2 or 3",
+         kernel.name(), workDim);
+  if (!globalSize)
+    fail(XPURT_ERROR_INVALID_ARGUMENT, "launchKernel '{}': globalSize is NULL", kernel.name());
+  NDRange range;
+  range.workDim = workDim;
+  uint64_t items = 1;
+  for (uint32_t d = 0; d < workDim; ++d) {
+    range.globalSize[d] = globalSize[d];
+    range.globalOffset[d] = globalOffset ? globalOffset[d] : 0;
+    range.localSize[d] = localSize ? localSize[d] : 0;
+    if (globalSize[d] == 0 || (localSize && localSize[d] == 0))
+      fail(XPURT_ERROR_INVALID_ARGUMENT,
+           "launchKernel '{}': dimension {} has global size {} and local size {}; both must be at "
+           "least 1",
+           kernel.name(), d, globalSize[d], localSize ? localSize[d] : 1);
+    if (globalSize[d] > UINT32_MAX || range.globalOffset[d] > UINT64_MAX - globalSize[d])
+      fail(XPURT_ERROR_INVALID_ARGUMENT,
+           "launchKernel '{}': dimension {} with global size {} and offset {} is out of range",
+           kernel.name(), d, globalSize[d], range.globalOffset[d]);
+    if (localSize) items *= localSize[d];
+  }
+  uint64_t maxItems = device_->info().maxWorkGroupSize;
+  if (localSize && items > maxItems)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "launchKernel '{}': a work-group of {} work-items; this device allows at most {}",
+         kernel.name(), items, maxItems);
+
+  auto args = std::make_shared<KernelArgs>();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ArgInput &in = inputs[i];
+    KernelArgs::Arg arg{in.kind, static_cast<uint32_t>(args->data.size()), 0};
+    auto append = [&](const void *p, size_t n) {
+      auto *bytes = static_cast<const std::byte *>(p);
+      args->data.insert(args->data.end(), bytes, bytes + n);
+      args->data.resize((args->data.size() + 7) / 8 * 8);  // keep every value 8-byte aligned
+    };
+    switch (in.kind) {
+      case XPURT_KERNEL_ARG_VALUE:
+        if (!in.value || in.size == 0 || in.size > 4096)
+          fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "launchKernel '{}': argument {} is a value of {} bytes at {}; give 1 to 4096 "
+               "bytes at a non-NULL address",
+               kernel.name(), i, in.size, in.value);
+        arg.size = static_cast<uint32_t>(in.size);
+        append(in.value, in.size);
+        break;
+      case XPURT_KERNEL_ARG_MEMORY_VIEW: {
+        if (!in.view)
+          fail(XPURT_ERROR_INVALID_ARGUMENT, "launchKernel '{}': argument {} has no memory view",
+               kernel.name(), i);
+        checkView(*in.view, "launchKernel");
+        if (in.offset > in.view->size())
+          fail(XPURT_ERROR_OUT_OF_RANGE,
+               "launchKernel '{}': argument {} points {} bytes into a {}-byte memory view",
+               kernel.name(), i, in.offset, in.view->size());
+        void *p = static_cast<std::byte *>(in.view->devicePtr()) + in.offset;
+        arg.size = sizeof p;
+        append(&p, sizeof p);
+        args->views.emplace_back(in.view);
+        break;
+      }
+      case XPURT_KERNEL_ARG_LOCAL: {
+        if (in.size == 0)
+          fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "launchKernel '{}': argument {} asks for 0 bytes of local memory", kernel.name(), i);
+        uint64_t bytes = in.size;
+        arg.size = static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX));
+        append(&bytes, sizeof bytes);
+        break;
+      }
+      default:
+        fail(XPURT_ERROR_INVALID_ARGUMENT, "launchKernel '{}': argument {} has unknown kind {}",
+             kernel.name(), i, static_cast<int>(in.kind));
+    }
+    args->args.push_back(arg);
+  }
+  kernel.checkLaunch(*args, range);
+
+  Command cmd;
+  cmd.type = Command::Type::LaunchKernel;
+  cmd.kernel = Ref<Kernel>(&kernel);
+  cmd.args = std::move(args);
+  cmd.range = range;
   return submitWithEvent(std::move(cmd));
 }
 
@@ -142,6 +238,13 @@ void TaskQueue::sync() {
     failure.swap(firstFailure_);
   }
   if (failure) fail(XPURT_ERROR_EXECUTION_FAILED, "{}", *failure);
+}
+
+void Kernel::checkLaunch(const KernelArgs &, NDRange &) const {
+  fail(XPURT_ERROR_UNSUPPORTED,
+       "kernel '{}' of module '{}' takes task launches only (a params pointer and task "
+       "dimensions), not launches with arguments",
+       name(), module().name());
 }
 
 void TaskQueue::noteFailure(const std::string &message) {

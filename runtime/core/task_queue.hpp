@@ -7,6 +7,7 @@
 
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace xpurt::core {
@@ -25,6 +26,17 @@ class TaskQueue : public Object {
   Ref<Event> fill(MemoryView &view, size_t offset, size_t size, const void *pattern,
                   size_t patternSize);
   Ref<Event> launch(Kernel &kernel, MemoryView *params, size_t d0, size_t d1, size_t d2);
+  // One argument of launchKernel, its view already looked up.
+  struct ArgInput {
+    XpurtKernelArgKind kind;
+    size_t size;
+    const void *value;
+    MemoryView *view;
+    size_t offset;
+  };
+  Ref<Event> launchKernel(Kernel &kernel, std::span<const ArgInput> args, uint32_t workDim,
+                          const size_t *globalOffset, const size_t *globalSize,
+                          const size_t *localSize);
   Ref<Event> hostCallback(XpurtHostFunc func, void *userData);
   void barrier();
   // Waits for everything submitted so far; throws EXECUTION_FAILED for the first failure of

@@ -54,6 +54,16 @@ bool parseType(const std::string &s, size_t &at, std::vector<std::string> &subs,
     std::vector<std::string> unused;
     return parseType(subs[index], sub, unused, codes);
   }
+  if (s[at] == 'U') {  // vendor qualifier on its own, e.g. U7_Atomici
+    ++at;
+    size_t len = 0;
+    while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at])))
+      len = len * 10 + static_cast<size_t>(s[at++] - '0');
+    at += len;
+    bool ok = parseType(s, at, subs, codes);
+    subs.push_back(s.substr(start, at - start));
+    return ok;
+  }
   if (s[at] == 'P' || s[at] == 'K' || s[at] == 'V') {  // pointers and qualifiers
     ++at;
     if (s.compare(at, 1, "U") == 0) {  // vendor qualifier, e.g. U3AS1
@@ -123,6 +133,75 @@ Value *mulHi(IRBuilder<> &b, Value *x, Value *y, bool isSigned) {
   auto ext = [&](Value *a) { return isSigned ? b.CreateSExt(a, wide) : b.CreateZExt(a, wide); };
   Value *product = b.CreateMul(ext(x), ext(y));
   return b.CreateTrunc(b.CreateLShr(product, llvm::ConstantInt::get(wide, bits)), t);
+}
+
+// OpenCL 1.x atomics (atomic_*, atom_*) and the C11-style ones (atomic_fetch_*, atomic_load,
+// atomic_store, atomic_exchange, atomic_compare_exchange_*), sequentially consistent: on x86
+// every locked read-modify-write is a full barrier anyway.
+Value *atomic(IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
+  std::string name = m.name;
+  if (name.rfind("atom_", 0) == 0) name = "atomic_" + name.substr(5);
+  if (name.size() > 9 && name.compare(name.size() - 9, 9, "_explicit") == 0)
+    name = name.substr(0, name.size() - 9);
+  auto order = llvm::AtomicOrdering::SequentiallyConsistent;
+  Value *p = arg(f, 0);
+  bool isSigned = isSignedCode(m.elementCodes.at(0));
+  llvm::Type *t = f.getReturnType();
+  auto rmw = [&](llvm::AtomicRMWInst::BinOp op, Value *v) -> Value * {
+    return b.CreateAtomicRMW(op, p, v, llvm::MaybeAlign(), order);
+  };
+  using Op = llvm::AtomicRMWInst::BinOp;
+  static const std::map<std::string, std::pair<Op, Op>> binary = {
+      {"add", {Op::Add, Op::Add}},    {"sub", {Op::Sub, Op::Sub}},
+      {"xchg", {Op::Xchg, Op::Xchg}}, {"exchange", {Op::Xchg, Op::Xchg}},
+      {"and", {Op::And, Op::And}},    {"or", {Op::Or, Op::Or}},
+      {"xor", {Op::Xor, Op::Xor}},    {"min", {Op::Min, Op::UMin}},
+      {"max", {Op::Max, Op::UMax}}};
+  std::string op = name.rfind("atomic_fetch_", 0) == 0 ? name.substr(13) : name.substr(7);
+  if (auto it = binary.find(op); it != binary.end()) {
+    Value *v = arg(f, 1);
+    Op o = isSigned ? it->second.first : it->second.second;
+    if (o == Op::Xchg && v->getType()->isFloatingPointTy()) return rmw(Op::Xchg, v);
+    return rmw(o, v);
+  }
+  if (op == "inc") return rmw(Op::Add, llvm::ConstantInt::get(t, 1));
+  if (op == "dec") return rmw(Op::Sub, llvm::ConstantInt::get(t, 1));
+  if (op == "cmpxchg") {
+    auto *x = b.CreateAtomicCmpXchg(p, arg(f, 1), arg(f, 2), llvm::MaybeAlign(), order, order);
+    return b.CreateExtractValue(x, 0);
+  }
+  return nullptr;
+}
+
+// C11-style atomics that need more than one instruction.
+Value *atomicC11(IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
+  std::string name = m.name;
+  auto order = llvm::AtomicOrdering::SequentiallyConsistent;
+  if (name.rfind("atomic_load", 0) == 0) {
+    auto *load = b.CreateLoad(f.getReturnType(), arg(f, 0));
+    load->setAtomic(order);
+    load->setAlignment(llvm::Align(f.getReturnType()->getPrimitiveSizeInBits() / 8));
+    return load;
+  }
+  if (name.rfind("atomic_store", 0) == 0 || name == "atomic_init") {
+    auto *store = b.CreateStore(arg(f, 1), arg(f, 0));
+    store->setAtomic(order);
+    store->setAlignment(llvm::Align(arg(f, 1)->getType()->getPrimitiveSizeInBits() / 8));
+    return llvm::UndefValue::get(f.getReturnType());  // void: replaced by ret void
+  }
+  if (name.rfind("atomic_compare_exchange_", 0) == 0) {
+    // bool atomic_compare_exchange_*(object, expected*, desired, ...): on failure *expected
+    // receives the current value.
+    Value *expectedPtr = arg(f, 1);
+    llvm::Type *t = arg(f, 2)->getType();
+    Value *expected = b.CreateLoad(t, expectedPtr);
+    auto *x =
+        b.CreateAtomicCmpXchg(arg(f, 0), expected, arg(f, 2), llvm::MaybeAlign(), order, order);
+    Value *ok = b.CreateExtractValue(x, 1);
+    b.CreateStore(b.CreateExtractValue(x, 0), expectedPtr);
+    return b.CreateZExt(ok, f.getReturnType());
+  }
+  return nullptr;
 }
 
 // convert_<type>[_sat][_rte|_rtz|_rtp|_rtn]: the destination is the function's return type.
@@ -307,8 +386,14 @@ void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName) {
     auto body = bodies().find(mangled->name);
     auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", &f);
     IRBuilder<> b(entry);
-    if (mangled->name.rfind("convert_", 0) == 0)
+    const std::string &n = mangled->name;
+    if (n.rfind("convert_", 0) == 0)
       result = convert(b, f, *mangled);
+    else if (n.rfind("atomic_load", 0) == 0 || n.rfind("atomic_store", 0) == 0 ||
+             n == "atomic_init" || n.rfind("atomic_compare_exchange_", 0) == 0)
+      result = atomicC11(b, f, *mangled);
+    else if (n.rfind("atomic_", 0) == 0 || n.rfind("atom_", 0) == 0)
+      result = atomic(b, f, *mangled);
     else if (body != bodies().end())
       result = body->second(b, f, *mangled);
     if (!result) {
@@ -316,9 +401,13 @@ void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName) {
       missing.push_back(f.getName().str());
       continue;
     }
-    if (result->getType() != f.getReturnType())
-      result = b.CreateBitOrPointerCast(result, f.getReturnType());
-    b.CreateRet(result);
+    if (f.getReturnType()->isVoidTy()) {
+      b.CreateRetVoid();
+    } else {
+      if (result->getType() != f.getReturnType())
+        result = b.CreateBitOrPointerCast(result, f.getReturnType());
+      b.CreateRet(result);
+    }
     f.setLinkage(llvm::GlobalValue::InternalLinkage);
     f.addFnAttr(llvm::Attribute::AlwaysInline);
   }

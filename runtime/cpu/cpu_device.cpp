@@ -40,7 +40,8 @@ XpurtDeviceInfo describeHostCpu(uint32_t threads) {
   info.computeUnits = threads;
   info.globalMemorySize =
       static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  info.maxTaskCount = INT_MAX;  // ISPC task indices and counts are 32-bit ints
+  info.maxTaskCount = INT_MAX;   // ISPC task indices and counts are 32-bit ints
+  info.maxWorkGroupSize = 4096;  // work-items of a group run in loops; their state is per group
   info.deviceMemoryIsHostMemory = true;
   return info;
 }

@@ -13,6 +13,8 @@ class CpuKernel : public core::Kernel {
   // Runs every task of an ISPCRT-style launch and returns when all have finished. Called
   // inside the device's arena.
   virtual void run(void *params, const std::array<uint32_t, 3> &dims) const = 0;
+  // Runs a general launch, already checked by checkLaunch. Called inside the device's arena.
+  virtual void run(const core::KernelArgs &args, const core::NDRange &range) const = 0;
 };
 
 }  // namespace xpurt::cpu

@@ -165,6 +165,9 @@ void CommandRunner::execute(core::Command &cmd) {
       case Type::Launch:  // already inside the device's arena (see runPending, helpUntil)
         static_cast<CpuKernel &>(*cmd.kernel).run(cmd.params, cmd.dims);
         break;
+      case Type::LaunchKernel:
+        static_cast<CpuKernel &>(*cmd.kernel).run(*cmd.args, cmd.range);
+        break;
       case Type::HostCallback: {
         XpurtResult r = cmd.func(cmd.userData);
         if (r != XPURT_SUCCESS) {

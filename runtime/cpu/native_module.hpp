@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/backend.hpp"
+#include "core/error.hpp"
 #include "cpu_kernel.hpp"
 
 #include <array>
@@ -24,6 +25,10 @@ class NativeKernel final : public CpuKernel {
 
   void run(void *params, const std::array<uint32_t, 3> &dims) const override {
     entry_(params, static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2]));
+  }
+  // Never reached: the base checkLaunch refuses general launches of native kernels.
+  void run(const core::KernelArgs &, const core::NDRange &) const override {
+    core::fail(XPURT_ERROR_UNSUPPORTED, "native kernel '{}' takes task launches only", name());
   }
 
  private:

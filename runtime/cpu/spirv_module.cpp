@@ -30,31 +30,44 @@ constexpr uint32_t kCpuCapabilities[] = {
 // one AVX-512 vector of floats.
 constexpr uint32_t kDefaultProgramCount = 16;
 
-struct NDRange {
-  uint64_t numGroups[3];
-  uint64_t localSize[3];
-  uint64_t globalSize[3];
-  uint64_t globalOffset[3];
-  uint32_t workDim;
-};
+// Per-thread __local memory for the groups a thread runs, grown as launches need.
+char *localMemory(size_t bytes) {
+  struct Buffer {
+    std::unique_ptr<std::byte[], void (*)(void *)> data{nullptr, std::free};
+    size_t size = 0;
+  };
+  thread_local Buffer buffer;
+  if (bytes > buffer.size) {
+    size_t size = (bytes + 4095) / 4096 * 4096;
+    buffer.data.reset(static_cast<std::byte *>(std::aligned_alloc(128, size)));
+    if (!buffer.data) throw std::bad_alloc();
+    buffer.size = size;
+  }
+  return reinterpret_cast<char *>(buffer.data.get());
+}
 
 // Runs every work-group of the range, in parallel over the device's arena.
-void runWorkGroups(WorkGroupFunction fn, void *const *args, const NDRange &r) {
-  uint64_t total = r.numGroups[0] * r.numGroups[1] * r.numGroups[2];
+void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange &r,
+                   size_t localBytes) {
+  uint64_t numGroups[3];
+  for (int d = 0; d < 3; ++d)
+    numGroups[d] = (r.globalSize[d] + r.localSize[d] - 1) / r.localSize[d];
+  uint64_t total = numGroups[0] * numGroups[1] * numGroups[2];
   auto runGroup = [&](uint64_t linear) {
     WorkGroupContext ctx{};
-    ctx.groupId[0] = linear % r.numGroups[0];
-    ctx.groupId[1] = linear / r.numGroups[0] % r.numGroups[1];
-    ctx.groupId[2] = linear / (r.numGroups[0] * r.numGroups[1]);
+    ctx.groupId[0] = linear % numGroups[0];
+    ctx.groupId[1] = linear / numGroups[0] % numGroups[1];
+    ctx.groupId[2] = linear / (numGroups[0] * numGroups[1]);
     for (int d = 0; d < 3; ++d) {
       ctx.enqueuedLocalSize[d] = r.localSize[d];
       ctx.localSize[d] =
           std::min(r.localSize[d], r.globalSize[d] - ctx.groupId[d] * r.localSize[d]);
       ctx.globalSize[d] = r.globalSize[d];
       ctx.globalOffset[d] = r.globalOffset[d];
-      ctx.numGroups[d] = r.numGroups[d];
+      ctx.numGroups[d] = numGroups[d];
     }
     ctx.workDim = r.workDim;
+    ctx.localMemory = localBytes ? localMemory(localBytes) : nullptr;
     fn(args, &ctx);
   };
   if (total == 1) {
@@ -84,16 +97,53 @@ class SpirvKernel final : public CpuKernel {
 
   // The ISPCRT model: one work-group per task, programCount work-items in each.
   void run(void *params, const std::array<uint32_t, 3> &dims) const override {
-    NDRange r{};
+    core::NDRange r;
     for (int d = 0; d < 3; ++d) {
       uint32_t required = info_.requiredLocalSize[d];
       r.localSize[d] = required ? required : (d == 0 ? kDefaultProgramCount : 1);
-      r.numGroups[d] = dims[d];
-      r.globalSize[d] = r.numGroups[d] * r.localSize[d];
+      r.globalSize[d] = dims[d] * r.localSize[d];
     }
     r.workDim = dims[2] > 1 ? 3 : dims[1] > 1 ? 2 : 1;
     void *const args[1] = {&params};
-    runWorkGroups(fn_, args, r);
+    runWorkGroups(fn_, args, r, 0);
+  }
+
+  void checkLaunch(const core::KernelArgs &given, core::NDRange &range) const override {
+    if (given.args.size() != info_.args.size())
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT, "kernel '{}' takes {}; the launch gives {}", name(),
+                 describeArgs(), given.args.size());
+    for (size_t i = 0; i < given.args.size(); ++i) checkArg(i, info_.args[i], given.args[i]);
+    bool required = info_.requiredLocalSize[0] != 0;
+    for (uint32_t d = 0; d < 3; ++d) {
+      uint64_t want = required ? info_.requiredLocalSize[d] : 0;
+      uint64_t &local = range.localSize[d];
+      if (d >= range.workDim) local = want ? want : 1;
+      if (local == 0)
+        local = want ? want : (d == 0 ? std::min<uint64_t>(range.globalSize[0], 64) : 1);
+      if (want && local != want)
+        core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                   "kernel '{}' requires work-groups of {}x{}x{} (reqd_work_group_size); the "
+                   "launch asks for a local size of {} in dimension {}",
+                   name(), info_.requiredLocalSize[0], info_.requiredLocalSize[1],
+                   info_.requiredLocalSize[2], local, d);
+    }
+  }
+
+  void run(const core::KernelArgs &given, const core::NDRange &range) const override {
+    std::vector<void *> args(given.args.size());
+    std::vector<uint64_t> localOffsets(given.args.size());
+    size_t localBytes = 0;
+    for (size_t i = 0; i < given.args.size(); ++i) {
+      const auto &a = given.args[i];
+      if (a.kind == XPURT_KERNEL_ARG_LOCAL) {
+        localOffsets[i] = localBytes;
+        localBytes += (a.size + 127) / 128 * 128;
+        args[i] = &localOffsets[i];
+      } else {
+        args[i] = const_cast<std::byte *>(given.data.data() + a.offset);
+      }
+    }
+    runWorkGroups(fn_, args.data(), range, localBytes);
   }
 
  private:
@@ -102,6 +152,35 @@ class SpirvKernel final : public CpuKernel {
     for (size_t i = 0; i < info_.args.size(); ++i)
       s += (i ? ", " : "") + std::string(spirv::argKindName(info_.args[i].kind));
     return s + ")";
+  }
+
+  void checkArg(size_t i, const KernelArg &want, const core::KernelArgs::Arg &got) const {
+    const char *gotKind = got.kind == XPURT_KERNEL_ARG_VALUE         ? "a value"
+                          : got.kind == XPURT_KERNEL_ARG_MEMORY_VIEW ? "a memory view"
+                                                                     : "local memory";
+    auto mismatch = [&](const std::string &expected) {
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "argument {} of kernel '{}' is a {} ({}); the launch gives {} of {} bytes: pass "
+                 "{}",
+                 i, name(), spirv::argKindName(want.kind), want.typeName, gotKind, got.size,
+                 expected);
+    };
+    switch (want.kind) {
+      case KernelArg::Kind::GlobalPointer:
+      case KernelArg::Kind::ConstantPointer:
+        if (got.kind == XPURT_KERNEL_ARG_MEMORY_VIEW) return;
+        if (got.kind == XPURT_KERNEL_ARG_VALUE && got.size == 8) return;  // a raw device pointer
+        mismatch("a memory view");
+        return;
+      case KernelArg::Kind::LocalPointer:
+        if (got.kind != XPURT_KERNEL_ARG_LOCAL) mismatch("XPURT_KERNEL_ARG_LOCAL with a size");
+        return;
+      case KernelArg::Kind::Value:
+      case KernelArg::Kind::Struct:
+        if (got.kind != XPURT_KERNEL_ARG_VALUE || got.size != want.size)
+          mismatch(fmt::format("a value of {} bytes", want.size));
+        return;
+    }
   }
 
   KernelInfo info_;

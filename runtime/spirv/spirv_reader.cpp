@@ -3,9 +3,13 @@
 #include "core/error.hpp"
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Metadata.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <sstream>
 
@@ -35,12 +39,27 @@ std::unique_ptr<llvm::Module> readModule(
   for (auto [id, value] : specConstants) opts.setSpecConst(id, value);
   std::string bytes(reinterpret_cast<const char *>(words.data()), words.size_bytes());
   std::istringstream in(bytes);
-  llvm::Module *module = nullptr;
+  // The translator's own lowering passes need typed pointers (with opaque ones they assert on
+  // builtins such as the atomics): read into a typed-pointer context, then move the module into
+  // the caller's opaque-pointer context through bitcode, which upgrades it.
+  llvm::LLVMContext typed;
+  typed.setOpaquePointers(false);
+  llvm::Module *raw = nullptr;
   std::string error;
-  if (!llvm::readSpirv(context, opts, in, module, error) || !module)
+  if (!llvm::readSpirv(typed, opts, in, raw, error) || !raw)
     core::fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' could not be read: {}", name,
                error.empty() ? "the translator gave no reason" : error);
-  return std::unique_ptr<llvm::Module>(module);
+  std::unique_ptr<llvm::Module> module(raw);
+  llvm::SmallVector<char, 0> bitcode;
+  llvm::raw_svector_ostream out(bitcode);
+  llvm::WriteBitcodeToFile(*module, out);
+  module.reset();
+  auto upgraded = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(llvm::StringRef(bitcode.data(), bitcode.size()), name), context);
+  if (!upgraded)
+    core::fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' could not be read: {}", name,
+               llvm::toString(upgraded.takeError()));
+  return std::move(*upgraded);
 }
 
 static std::string metadataString(const llvm::Function &f, const char *kind, unsigned i) {

@@ -1,0 +1,251 @@
+// SPIR-V kernels (OpenCL C built at build time) through both launch styles.
+#include "device_param.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+namespace xpurt::test {
+namespace {
+
+class SpirvTest : public DeviceTest {
+ protected:
+  Module spirv{device, "xpurt_test_spirv"};
+};
+
+// Distance in units in the last place between a float result and a double reference.
+double ulps(float got, double want) {
+  if (std::isnan(want)) return std::isnan(got) ? 0 : 1e9;
+  if (std::isinf(want)) return got == want ? 0 : 1e9;
+  double ulp = std::ldexp(1.0, std::ilogb(static_cast<float>(want)) - 23);
+  if (want == 0) ulp = std::numeric_limits<float>::denorm_min();
+  return std::fabs(got - want) / ulp;
+}
+
+struct Ids {
+  uint64_t global[3], local[3], group[3], localSize[3], workDim, localLinear, offsets, counts;
+};
+
+void checkIds(const std::vector<uint64_t> &out, const size_t g[3], const size_t l[3],
+              const size_t off[3], uint32_t dims) {
+  size_t groups[3];
+  for (int d = 0; d < 3; ++d) groups[d] = (g[d] + l[d] - 1) / l[d];
+  for (size_t z = 0; z < g[2]; ++z)
+    for (size_t y = 0; y < g[1]; ++y)
+      for (size_t x = 0; x < g[0]; ++x) {
+        size_t lin = (z * g[1] + y) * g[0] + x;
+        Ids ids;
+        std::memcpy(&ids, out.data() + lin * 16, sizeof ids);
+        size_t pos[3] = {x, y, z};
+        SCOPED_TRACE(testing::Message() << "work-item (" << x << "," << y << "," << z << ")");
+        for (int d = 0; d < 3; ++d) {
+          size_t group = pos[d] / l[d];
+          size_t size = std::min(l[d], g[d] - group * l[d]);  // the last group may be smaller
+          ASSERT_EQ(ids.global[d], pos[d] + off[d]);
+          ASSERT_EQ(ids.local[d], pos[d] % l[d]);
+          ASSERT_EQ(ids.group[d], group);
+          ASSERT_EQ(ids.localSize[d], size);
+        }
+        ASSERT_EQ(ids.workDim, dims);
+        size_t ls0 = std::min(l[0], g[0] - ids.group[0] * l[0]);
+        size_t ls1 = std::min(l[1], g[1] - ids.group[1] * l[1]);
+        ASSERT_EQ(ids.localLinear, (ids.local[2] * ls1 + ids.local[1]) * ls0 + ids.local[0]);
+        ASSERT_EQ(ids.offsets, off[0] + 100 * off[1] + 10000 * off[2]);
+        ASSERT_EQ(ids.counts, groups[0] + 100 * groups[1] + 10000 * groups[2] +
+                                  1000000 * (g[0] + 100 * g[1] + 10000 * g[2]));
+      }
+}
+
+TEST_P(SpirvTest, WorkItemFunctionsInOneTwoAndThreeDimensionsWithPartialGroupsAndOffsets) {
+  Kernel kernel(spirv, "work_item_ids");
+  struct Case {
+    uint32_t dims;
+    size_t g[3], l[3], off[3];
+  } cases[] = {{1, {37, 1, 1}, {8, 1, 1}, {0, 0, 0}},
+               {1, {64, 1, 1}, {16, 1, 1}, {5, 0, 0}},
+               {2, {13, 7, 1}, {4, 3, 1}, {1, 2, 0}},
+               {3, {5, 6, 7}, {2, 4, 3}, {3, 0, 1}}};
+  for (const Case &c : cases) {
+    size_t items = c.g[0] * c.g[1] * c.g[2];
+    Array<uint64_t, AllocType::Shared> out(device, items * 16);
+    Range range = c.dims == 1   ? Range(c.g[0])
+                  : c.dims == 2 ? Range(c.g[0], c.g[1])
+                                : Range(c.g[0], c.g[1], c.g[2]);
+    range.local(c.l[0], c.l[1], c.l[2]).offset(c.off[0], c.off[1], c.off[2]);
+    queue.launch(kernel, range, {out});
+    queue.sync();
+    std::vector<uint64_t> values(out.hostPtr(), out.hostPtr() + items * 16);
+    checkIds(values, c.g, c.l, c.off, c.dims);
+  }
+}
+
+TEST_P(SpirvTest, StructsByValueAndBoundsChecks) {
+  constexpr int n = 1000;
+  std::vector<float> x(n + 24), y(n + 24, -1.0f);
+  std::iota(x.begin(), x.end(), 0.0f);
+  Array<float> xs(device, x), ys(device, y);
+  struct Affine {
+    float scale, shift;
+    int32_t count;
+  } a{2.0f, 0.5f, n};
+  queue.copyToDevice(xs);
+  queue.copyToDevice(ys);
+  queue.launch(Kernel(spirv, "affine"), Range(n + 24).local(32), {ys, xs, a});
+  queue.copyToHost(ys);
+  queue.sync();
+  for (int i = 0; i < n + 24; ++i) ASSERT_EQ(y[i], i < n ? 2.0f * i + 0.5f : -1.0f) << i;
+}
+
+TEST_P(SpirvTest, VectorTypesAndRelationals) {
+  constexpr int n = 64;
+  Array<float, AllocType::Shared> in(device, 4 * n), out(device, 4 * n);
+  Array<int32_t, AllocType::Shared> mask(device, 4 * n);
+  for (int i = 0; i < 4 * n; ++i) in.hostPtr()[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
+  queue.launch(Kernel(spirv, "vector_ops"), Range(n), {out, in, mask});
+  queue.sync();
+  for (int i = 0; i < n; ++i) {
+    const float *v = in.hostPtr() + 4 * i;
+    float dot = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+    for (int k = 0; k < 4; ++k) {
+      EXPECT_NEAR(out.hostPtr()[4 * i + k], v[k] * v[k] + (k + 1) + dot, 1e-5f);
+      int want = (v[k] > 0.5f ? -1 : 0) + (v[k] < 0.0f ? 20 : 10);
+      EXPECT_EQ(mask.hostPtr()[4 * i + k], want) << i << "," << k;
+    }
+  }
+}
+
+TEST_P(SpirvTest, MathIsWithinOpenClUlpLimits) {
+  constexpr int n = 4096;
+  Array<float, AllocType::Shared> in(device, n), out(device, 8 * n);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-20.0f, 20.0f);
+  for (int i = 0; i < n; ++i) in.hostPtr()[i] = i < 8 ? static_cast<float>(i) : dist(rng);
+  queue.launch(Kernel(spirv, "math_functions"), Range(n), {out, in});
+  queue.sync();
+  // OpenCL C 2.0 single-precision limits: sin, cos 4; exp 3; log 3; sqrt 3; pow 16; tanh 5;
+  // atan2 6.
+  const double limit[8] = {4, 4, 3, 3, 3, 16, 5, 6};
+  const char *names[8] = {"sin", "cos", "exp", "log", "sqrt", "pow", "tanh", "atan2"};
+  double worst[8] = {};
+  for (int i = 0; i < n; ++i) {
+    double x = in.hostPtr()[i];
+    double want[8] = {std::sin(x),
+                      std::cos(x),
+                      std::exp(x),
+                      std::log(std::fabs(x) + 1.0f),
+                      std::sqrt(std::fabs(x)),
+                      std::pow(std::fabs(x), 1.5),
+                      std::tanh(x),
+                      std::atan2(x, 1.5)};
+    for (int k = 0; k < 8; ++k)
+      worst[k] = std::max(worst[k], ulps(out.hostPtr()[8 * i + k], want[k]));
+  }
+  for (int k = 0; k < 8; ++k) EXPECT_LE(worst[k], limit[k]) << names[k];
+}
+
+TEST_P(SpirvTest, IntegerFunctions) {
+  constexpr int n = 256;
+  Array<int32_t, AllocType::Shared> a(device, n), b(device, n), out(device, 8 * n);
+  std::mt19937 rng(3);
+  for (int i = 0; i < n; ++i) {
+    a.hostPtr()[i] = static_cast<int32_t>(rng());
+    b.hostPtr()[i] = i % 3 ? static_cast<int32_t>(rng()) : INT32_MAX;
+  }
+  queue.launch(Kernel(spirv, "integer_functions"), Range(n), {out, a, b});
+  queue.sync();
+  for (int i = 0; i < n; ++i) {
+    int32_t x = a.hostPtr()[i], y = b.hostPtr()[i];
+    const int32_t *o = out.hostPtr() + 8 * i;
+    EXPECT_EQ(o[0], std::min(x, y));
+    EXPECT_EQ(o[1], std::max(x, y));
+    EXPECT_EQ(o[2], std::clamp(x, -5, 5));
+    EXPECT_EQ(o[3], static_cast<int32_t>((int64_t{x} * y) >> 32));
+    int64_t sum = int64_t{x} + y;
+    EXPECT_EQ(o[4], static_cast<int32_t>(std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX)));
+    EXPECT_EQ(o[5], static_cast<int32_t>(std::abs(int64_t{x})));
+    EXPECT_EQ(o[6], x == 0 ? 32 : __builtin_clz(static_cast<uint32_t>(x)));
+    EXPECT_EQ(o[7], __builtin_popcount(static_cast<uint32_t>(x)));
+  }
+}
+
+TEST_P(SpirvTest, ConstantMemoryAndManyPointerArguments) {
+  constexpr int n = 100;
+  Array<float, AllocType::Shared> out(device, n), lut(device, 4);
+  for (int k = 0; k < 4; ++k) lut.hostPtr()[k] = 0.5f * k;
+  queue.launch(Kernel(spirv, "constant_memory"), Range(n), {out, lut});
+  queue.sync();
+  for (int i = 0; i < n; ++i) EXPECT_EQ(out.hostPtr()[i], (i % 4 + 1) * 10.0f + 0.5f * (i % 4));
+
+  std::vector<std::unique_ptr<Array<float, AllocType::Shared>>> in;
+  for (int k = 0; k < 7; ++k) {
+    in.push_back(std::make_unique<Array<float, AllocType::Shared>>(device, n));
+    for (int i = 0; i < n; ++i) in[k]->hostPtr()[i] = static_cast<float>(i + k);
+  }
+  queue.launch(Kernel(spirv, "many_pointers"), Range(n),
+               {out, *in[0], *in[1], *in[2], *in[3], *in[4], *in[5], *in[6]});
+  queue.sync();
+  for (int i = 0; i < n; ++i) {
+    float want = 0;
+    for (int k = 0; k < 7; ++k) want += (k + 1) * static_cast<float>(i + k);
+    EXPECT_EQ(out.hostPtr()[i], want);
+  }
+}
+
+TEST_P(SpirvTest, GlobalAtomicsCountEveryWorkItem) {
+  Array<int32_t, AllocType::Shared> counter(device, 1), slots(device, 8);
+  counter.hostPtr()[0] = 0;
+  std::fill_n(slots.hostPtr(), 8, 0);
+  queue.launch(Kernel(spirv, "global_atomics"), Range(10000).local(50), {counter, slots});
+  queue.sync();
+  EXPECT_EQ(counter.hostPtr()[0], 10000);
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(slots.hostPtr()[k], 1250);
+}
+
+TEST_P(SpirvTest, TaskLaunchesFollowIspcsTaskModel) {
+  Array<int32_t, AllocType::Shared> out(device, 2 * 3 * 4 * 6);
+  Array<int32_t *> params(device);
+  *params.hostPtr() = out.devicePtr();
+  queue.copyToDevice(params);
+  queue.launch(Kernel(spirv, "task_ids"), params, 2, 3);
+  queue.sync();
+  for (int task = 0; task < 6; ++task)
+    for (int program = 0; program < 4; ++program) {
+      const int32_t *o = out.hostPtr() + (task * 4 + program) * 6;
+      EXPECT_EQ(o[0], task);
+      EXPECT_EQ(o[1], 6);
+      EXPECT_EQ(o[2], program);
+      EXPECT_EQ(o[3], 4);
+      EXPECT_EQ(o[4], task % 2 + 10 * (task / 2));
+      EXPECT_EQ(o[5], 2 + 10 * 3 + 100 * 1);
+    }
+}
+
+TEST_P(SpirvTest, LaunchesThatDoNotMatchTheKernelAreRefused) {
+  Kernel affine(spirv, "affine");
+  Array<float> v(device, 16);
+  auto expectError = [&](auto launch, const char *part) {
+    try {
+      launch();
+      ADD_FAILURE() << "no error; expected one mentioning " << part;
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), XPURT_ERROR_INVALID_ARGUMENT);
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << part << " not in: " << e.what();
+    }
+  };
+  expectError([&] { queue.launch(affine, Range(16), {v, v}); }, "takes 3 arguments");
+  expectError([&] { queue.launch(affine, Range(16), {v, v, 1.0f}); }, "a value of 12 bytes");
+  expectError([&] { queue.launch(affine, Range(16), {v, 2.0f, v}); }, "argument 1");
+  expectError([&] { queue.launch(affine, Range(16).local(8192), {v, v, v}); }, "at most 4096");
+  expectError([&] { queue.launch(affine, v, 4); }, "single params pointer");
+  expectError([&] { queue.launch(Kernel(spirv, "task_ids"), Range(16).local(8), {v}); },
+              "reqd_work_group_size");
+  EXPECT_THROW(Kernel(spirv, "no_such_kernel"), Error);
+  queue.sync();
+}
+
+XPURT_INSTANTIATE_CONFORMANCE(SpirvTest);
+
+}  // namespace
+}  // namespace xpurt::test

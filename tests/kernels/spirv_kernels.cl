@@ -1,0 +1,98 @@
+// OpenCL C kernels for the SPIR-V conformance tests.
+#include <xpurt/task_model.h>
+
+// 16 values per work-item, at its global linear id.
+kernel void work_item_ids(global ulong *out) {
+  global ulong *o = out + get_global_linear_id() * 16;
+  for (uint d = 0; d < 3; ++d) {
+    o[d] = get_global_id(d);
+    o[3 + d] = get_local_id(d);
+    o[6 + d] = get_group_id(d);
+    o[9 + d] = get_local_size(d);
+  }
+  o[12] = get_work_dim();
+  o[13] = get_local_linear_id();
+  o[14] = get_global_offset(0) + 100 * get_global_offset(1) + 10000 * get_global_offset(2);
+  o[15] = get_num_groups(0) + 100 * get_num_groups(1) + 10000 * get_num_groups(2) +
+          1000000 * (get_global_size(0) + 100 * get_global_size(1) + 10000 * get_global_size(2));
+}
+
+typedef struct {
+  float scale;
+  float shift;
+  int count;
+} Affine;
+
+kernel void affine(global float *y, global const float *x, Affine a) {
+  size_t i = get_global_id(0);
+  if (i < a.count) y[i] = a.scale * x[i] + a.shift;
+}
+
+kernel void vector_ops(global float4 *out, global const float4 *in, global int4 *mask) {
+  size_t i = get_global_id(0);
+  float4 v = in[i];
+  out[i] = v * v + (float4)(1.0f, 2.0f, 3.0f, 4.0f) + (float4)(dot(v, v));
+  mask[i] = isgreater(v, (float4)(0.5f)) + select((int4)(10), (int4)(20), v < 0.0f);
+}
+
+kernel void math_functions(global float *out, global const float *in) {
+  size_t i = get_global_id(0);
+  float x = in[i];
+  global float *o = out + i * 8;
+  o[0] = sin(x);
+  o[1] = cos(x);
+  o[2] = exp(x);
+  o[3] = log(fabs(x) + 1.0f);
+  o[4] = sqrt(fabs(x));
+  o[5] = pow(fabs(x), 1.5f);
+  o[6] = tanh(x);
+  o[7] = atan2(x, 1.5f);
+}
+
+kernel void integer_functions(global int *out, global const int *a, global const int *b) {
+  size_t i = get_global_id(0);
+  int x = a[i], y = b[i];
+  global int *o = out + i * 8;
+  o[0] = min(x, y);
+  o[1] = max(x, y);
+  o[2] = clamp(x, -5, 5);
+  o[3] = mul_hi(x, y);
+  o[4] = add_sat(x, y);
+  o[5] = (int)abs(x);
+  o[6] = clz(x);
+  o[7] = popcount(x) + rotate(x, 3) * 0;
+}
+
+constant float table[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+
+kernel void constant_memory(global float *out, constant float *lut) {
+  size_t i = get_global_id(0);
+  out[i] = table[i % 4] * 10.0f + lut[i % 4];
+}
+
+kernel void many_pointers(global float *out, global const float *a, global const float *b,
+                          global const float *c, global const float *d, global const float *e,
+                          global const float *f, global const float *g) {
+  size_t i = get_global_id(0);
+  out[i] = a[i] + 2 * b[i] + 3 * c[i] + 4 * d[i] + 5 * e[i] + 6 * f[i] + 7 * g[i];
+}
+
+kernel void global_atomics(global int *counter, global int *slots) {
+  int old = atomic_add(counter, 1);
+  atomic_inc(&slots[old % 8]);
+}
+
+// ISPC's task model: one work-group per task.
+struct TaskRecord {
+  global int *out;
+};
+
+XPURT_TASK_KERNEL(4) void task_ids(global struct TaskRecord *p) {
+  global int *o = p->out + (taskIndex * programCount + programIndex) * 6;
+  o[0] = taskIndex;
+  o[1] = taskCount;
+  o[2] = programIndex;
+  o[3] = programCount;
+  o[4] = taskIndex0 + 10 * taskIndex1 + 100 * taskIndex2;
+  o[5] = taskCount0 + 10 * taskCount1 + 100 * taskCount2;
+}
