@@ -30,25 +30,39 @@ constexpr uint32_t kCpuCapabilities[] = {
 // one AVX-512 vector of floats.
 constexpr uint32_t kDefaultProgramCount = 16;
 
-// Per-thread __local memory for the groups a thread runs, grown as launches need.
-char *localMemory(size_t bytes) {
-  struct Buffer {
-    std::unique_ptr<std::byte[], void (*)(void *)> data{nullptr, std::free};
-    size_t size = 0;
-  };
-  thread_local Buffer buffer;
-  if (bytes > buffer.size) {
-    size_t size = (bytes + 4095) / 4096 * 4096;
-    buffer.data.reset(static_cast<std::byte *>(std::aligned_alloc(128, size)));
-    if (!buffer.data) throw std::bad_alloc();
-    buffer.size = size;
+// Per-thread memory for the groups a thread runs, grown as launches need.
+struct ScratchBuffer {
+  std::unique_ptr<std::byte[], void (*)(void *)> data{nullptr, std::free};
+  size_t size = 0;
+
+  char *get(size_t bytes) {
+    if (bytes > size) {
+      size_t rounded = (bytes + 4095) / 4096 * 4096;
+      data.reset(static_cast<std::byte *>(std::aligned_alloc(128, rounded)));
+      if (!data) {
+        size = 0;
+        throw std::bad_alloc();
+      }
+      size = rounded;
+    }
+    return reinterpret_cast<char *>(data.get());
   }
-  return reinterpret_cast<char *>(buffer.data.get());
+};
+
+char *localMemory(size_t bytes) {
+  thread_local ScratchBuffer buffer;
+  return buffer.get(bytes);
+}
+
+char *privateMemory(size_t bytes) {
+  thread_local ScratchBuffer buffer;
+  return buffer.get(bytes);
 }
 
 // Runs every work-group of the range, in parallel over the device's arena.
 void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange &r,
-                   size_t localBytes) {
+                   size_t localBytes, size_t privateBytesPerItem) {
+  size_t privateBytes = privateBytesPerItem * r.localSize[0] * r.localSize[1] * r.localSize[2];
   uint64_t numGroups[3];
   for (int d = 0; d < 3; ++d)
     numGroups[d] = (r.globalSize[d] + r.localSize[d] - 1) / r.localSize[d];
@@ -68,6 +82,7 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
     }
     ctx.workDim = r.workDim;
     ctx.localMemory = localBytes ? localMemory(localBytes) : nullptr;
+    ctx.privateMemory = privateBytes ? privateMemory(privateBytes) : nullptr;
     fn(args, &ctx);
   };
   if (total == 1) {
@@ -79,8 +94,9 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
 
 class SpirvKernel final : public CpuKernel {
  public:
-  SpirvKernel(core::Ref<core::Module> module, KernelInfo info, WorkGroupFunction fn)
-      : CpuKernel(std::move(module), info.name), info_(std::move(info)), fn_(fn) {}
+  SpirvKernel(core::Ref<core::Module> module, KernelInfo info, KernelLayout layout,
+              WorkGroupFunction fn)
+      : CpuKernel(std::move(module), info.name), info_(std::move(info)), layout_(layout), fn_(fn) {}
 
   void checkTaskLaunch(bool hasParams) const override {
     size_t n = info_.args.size();
@@ -105,7 +121,7 @@ class SpirvKernel final : public CpuKernel {
     }
     r.workDim = dims[2] > 1 ? 3 : dims[1] > 1 ? 2 : 1;
     void *const args[1] = {&params};
-    runWorkGroups(fn_, args, r, 0);
+    runWorkGroups(fn_, args, r, layout_.staticLocalBytes, layout_.privateBytesPerItem);
   }
 
   void checkLaunch(const core::KernelArgs &given, core::NDRange &range) const override {
@@ -132,7 +148,7 @@ class SpirvKernel final : public CpuKernel {
   void run(const core::KernelArgs &given, const core::NDRange &range) const override {
     std::vector<void *> args(given.args.size());
     std::vector<uint64_t> localOffsets(given.args.size());
-    size_t localBytes = 0;
+    size_t localBytes = (layout_.staticLocalBytes + 127) / 128 * 128;
     for (size_t i = 0; i < given.args.size(); ++i) {
       const auto &a = given.args[i];
       if (a.kind == XPURT_KERNEL_ARG_LOCAL) {
@@ -143,7 +159,7 @@ class SpirvKernel final : public CpuKernel {
         args[i] = const_cast<std::byte *>(given.data.data() + a.offset);
       }
     }
-    runWorkGroups(fn_, args.data(), range, localBytes);
+    runWorkGroups(fn_, args.data(), range, localBytes, layout_.privateBytesPerItem);
   }
 
  private:
@@ -184,13 +200,15 @@ class SpirvKernel final : public CpuKernel {
   }
 
   KernelInfo info_;
+  KernelLayout layout_;
   WorkGroupFunction fn_;
 };
 
 class SpirvModule final : public core::Module {
  public:
   SpirvModule(core::Ref<core::Device> device, std::string name,
-              std::unique_ptr<JitEngine::Code> code, std::vector<KernelInfo> kernels)
+              std::unique_ptr<JitEngine::Code> code, std::vector<KernelInfo> kernels,
+              const std::map<std::string, KernelLayout> &layouts)
       : core::Module(std::move(device), std::move(name)), code_(std::move(code)) {
     for (KernelInfo &k : kernels) {
       auto fn = reinterpret_cast<WorkGroupFunction>(code_->lookup(workGroupFunctionName(k.name)));
@@ -198,7 +216,7 @@ class SpirvModule final : public core::Module {
         core::fail(XPURT_ERROR_UNKNOWN, "the JIT produced no code for kernel '{}' of '{}'", k.name,
                    this->name());
       std::string kernelName = k.name;
-      kernels_.emplace(kernelName, Entry{std::move(k), fn});
+      kernels_.emplace(kernelName, Entry{std::move(k), layouts.at(kernelName), fn});
     }
   }
 
@@ -211,12 +229,13 @@ class SpirvModule final : public core::Module {
                  kernelName, name(), list);
     }
     return core::makeRef<SpirvKernel>(core::Ref<core::Module>(this), it->second.info,
-                                      it->second.fn);
+                                      it->second.layout, it->second.fn);
   }
 
  private:
   struct Entry {
     KernelInfo info;
+    KernelLayout layout;
     WorkGroupFunction fn;
   };
   std::unique_ptr<JitEngine::Code> code_;
@@ -239,14 +258,16 @@ core::Ref<core::Module> loadSpirvModule(core::Ref<core::Device> device,
 
   JitEngine &engine = JitEngine::instance();
   auto context = std::make_unique<llvm::LLVMContext>();
+  context->setOpaquePointers(true);  // else reading typed bitcode first would make it typed
   std::unique_ptr<llvm::Module> module =
       spirv::readModule(*context, words, options.specConstants, name);
   std::vector<KernelInfo> kernels = spirv::reflectKernels(*module);
-  buildWorkGroupFunctions(*module, kernels, engine.dataLayout(), engine.triple(), name);
+  auto layouts =
+      buildWorkGroupFunctions(*module, kernels, engine.dataLayout(), engine.triple(), name);
   engine.optimize(*module);
   auto code = engine.compile(std::move(module), std::move(context), name);
-  auto loaded =
-      core::makeRef<SpirvModule>(std::move(device), name, std::move(code), std::move(kernels));
+  auto loaded = core::makeRef<SpirvModule>(std::move(device), name, std::move(code),
+                                           std::move(kernels), layouts);
   core::log().debug(
       "SPIR-V module '{}' compiled in {:.1f} ms", name,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());

@@ -19,7 +19,8 @@ struct WorkGroupContext {
   uint64_t numGroups[3];
   uint32_t workDim;
   uint32_t reserved;
-  char *localMemory;  // this group's __local storage
+  char *localMemory;    // this group's __local storage: static variables, then arguments
+  char *privateMemory;  // values its work-items keep across barriers
 };
 
 // args[i] points to the value of argument i; for a __local pointer argument, to the uint64_t

@@ -1,5 +1,6 @@
 #include "work_group_builder.hpp"
 
+#include "barrier_regions.hpp"
 #include "builtin_library.hpp"
 #include "builtin_lowering.hpp"
 #include "core/error.hpp"
@@ -10,8 +11,10 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
@@ -58,39 +61,20 @@ const std::map<std::string, WorkItem> &workItemFunctions() {
 
 constexpr const char *kWorkItemPrefix = "xpurt.wi.";
 
-bool isBarrier(llvm::StringRef name) {
-  return name == "_Z7barrierj" || name.startswith("_Z18work_group_barrier") ||
-         name.startswith("__spirv_ControlBarrier");
-}
-
-// Work-item functions are answered by the work-group loops, not by a library: give their
-// declarations names of our own before the library is linked.
+// Work-item functions and barriers are answered by the work-group loops, not by a library:
+// give their declarations names of our own before the library is linked.
 void renameWorkItemFunctions(llvm::Module &m) {
-  for (auto &[mangled, kind] : workItemFunctions())
-    if (llvm::Function *f = m.getFunction(mangled)) {
-      if (!f->isDeclaration()) continue;
-      f->setName(kWorkItemPrefix + mangled);
-    }
-}
-
-// What this first version of the JIT cannot run yet, refused by name.
-void checkSupported(const llvm::Module &m, const std::string &name) {
-  for (const llvm::Function &f : m)
-    if (f.isDeclaration() && isBarrier(f.getName()) && !f.use_empty())
-      core::fail(XPURT_ERROR_UNSUPPORTED,
-                 "SPIR-V module '{}' uses barrier(); the CPU device cannot run barriers yet", name);
-  for (const llvm::GlobalVariable &g : m.globals())
-    if (g.getAddressSpace() == 3)
-      core::fail(XPURT_ERROR_UNSUPPORTED,
-                 "SPIR-V module '{}' declares __local variable '{}'; the CPU device cannot run "
-                 "kernels with static __local memory yet",
-                 name, g.getName().str());
+  for (llvm::Function &f : m) {
+    if (!f.isDeclaration() || f.getName().startswith(kWorkItemPrefix)) continue;
+    std::string name = f.getName().str();
+    if (workItemFunctions().count(name) || isBarrierName(name)) f.setName(kWorkItemPrefix + name);
+  }
 }
 
 // The fields of WorkGroupContext as the IR sees them.
 struct ContextValues {
   Value *groupId[3], *localSize[3], *enqueuedLocalSize[3], *globalSize[3], *globalOffset[3],
-      *numGroups[3], *workDim, *localMemory;
+      *numGroups[3], *workDim, *localMemory, *privateMemory;
 };
 
 ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
@@ -111,6 +95,9 @@ ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
   static_assert(offsetof(WorkGroupContext, localMemory) == 19 * 8);
   v.workDim = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(i64, ctx, 18), "work.dim");
   v.localMemory = b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(i64, ctx, 19), "local");
+  static_assert(offsetof(WorkGroupContext, privateMemory) == 20 * 8);
+  v.privateMemory =
+      b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(i64, ctx, 20), "private");
   return v;
 }
 
@@ -132,18 +119,42 @@ struct LoopIds {
   Value *local[3];
 };
 
-// Replaces the work-item function calls inside `f` (the kernel, inlined into the loops).
-void replaceWorkItemCalls(llvm::Function &f, const ContextValues &ctx, const LoopIds &ids) {
+// Replaces the work-item function calls in `blocks` (a kernel or region inlined into a loop
+// nest whose induction variables are `ids`).
+void replaceWorkItemCalls(const std::vector<llvm::BasicBlock *> &blocks, const ContextValues &ctx,
+                          const LoopIds &ids) {
   std::vector<llvm::CallInst *> calls;
-  for (llvm::Instruction &i : llvm::instructions(f))
-    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i))
-      if (auto *callee = call->getCalledFunction();
-          callee && callee->getName().startswith(kWorkItemPrefix))
-        calls.push_back(call);
+  for (llvm::BasicBlock *bb : blocks)
+    for (llvm::Instruction &i : *bb)
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i))
+        if (auto *callee = call->getCalledFunction();
+            callee && callee->getName().startswith(kWorkItemPrefix))
+          calls.push_back(call);
   for (llvm::CallInst *call : calls) {
     IRBuilder<> b(call);
-    std::string mangled = call->getCalledFunction()->getName().substr(9).str();
-    WorkItem kind = workItemFunctions().at(mangled);
+    llvm::StringRef callee = call->getCalledFunction()->getName();
+    if (callee == kLocalBase || callee == kPrivateSlot) {
+      Value *p = ctx.localMemory;
+      if (callee == kPrivateSlot) {
+        // Structure of arrays: a work-item's copies are consecutive, so vectors load them.
+        const auto &e = ctx.enqueuedLocalSize;
+        Value *items = b.CreateMul(b.CreateMul(e[0], e[1]), e[2]);
+        Value *item = b.CreateAdd(
+            b.CreateMul(b.CreateAdd(b.CreateMul(ids.local[2], e[1]), ids.local[1]), e[0]),
+            ids.local[0]);
+        Value *offset = b.CreateAdd(b.CreateMul(call->getArgOperand(0), items),
+                                    b.CreateMul(item, call->getArgOperand(1)));
+        p = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.privateMemory, offset);
+      }
+      call->replaceAllUsesWith(p);
+      call->eraseFromParent();
+      continue;
+    }
+    std::string mangled = callee.substr(9).str();
+    auto known = workItemFunctions().find(mangled);
+    if (known == workItemFunctions().end())
+      core::fail(XPURT_ERROR_UNSUPPORTED, "'{}' cannot be used here by the CPU JIT", mangled);
+    WorkItem kind = known->second;
     Value *dim = call->arg_size() > 0 ? call->getArgOperand(0) : nullptr;
     Value *globalId[3];
     for (int d = 0; d < 3; ++d)
@@ -230,10 +241,63 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
   latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
 }
 
-// void xpurt.wg.<kernel>(ptr args, ptr ctx): loops z, y, x over the group's local ids, with
-// the kernel inlined into the innermost loop.
-void buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
-                            const spirv::KernelInfo &info) {
+// Emits, at the end of `from`, loops z, y, x over the group's local ids around a call of
+// `body` (the kernel or one of its regions) and inlines it. If `result` is given, each
+// work-item stores what body returns there. Returns the block after the loops.
+llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
+                                    const ContextValues &ctx, llvm::Function &body,
+                                    llvm::ArrayRef<Value *> args, Value *result) {
+  llvm::LLVMContext &c = wg.getContext();
+  llvm::Type *i64 = llvm::Type::getInt64Ty(c);
+  IRBuilder<> b(from);
+  LoopIds ids{};
+  llvm::BasicBlock *exits[3], *latches[3];
+  llvm::PHINode *phis[3];
+  llvm::BasicBlock *current = from;
+  for (int d = 2; d >= 0; --d) {
+    auto *header = llvm::BasicBlock::Create(c, "wi.header", &wg);
+    auto *inner = llvm::BasicBlock::Create(c, "wi.body", &wg);
+    latches[d] = llvm::BasicBlock::Create(c, "wi.latch", &wg);
+    exits[d] = llvm::BasicBlock::Create(c, "wi.exit", &wg);
+    b.SetInsertPoint(current);
+    b.CreateBr(header);
+    b.SetInsertPoint(header);
+    phis[d] = b.CreatePHI(i64, 2, "local.id");
+    phis[d]->addIncoming(b.getInt64(0), current);
+    b.CreateBr(inner);
+    ids.local[d] = phis[d];
+    current = inner;
+  }
+  b.SetInsertPoint(current);
+  llvm::CallInst *call = b.CreateCall(&body, args);
+  if (result) b.CreateStore(call, result);
+  llvm::BasicBlock *innerBody = current;
+  llvm::BranchInst *innerLatchBranch = nullptr;
+  for (int d = 0; d < 3; ++d) {
+    b.CreateBr(latches[d]);
+    b.SetInsertPoint(latches[d]);
+    Value *next = b.CreateAdd(phis[d], b.getInt64(1), "", true, true);
+    phis[d]->addIncoming(next, latches[d]);
+    auto *br =
+        b.CreateCondBr(b.CreateICmpULT(next, ctx.localSize[d]), phis[d]->getParent(), exits[d]);
+    if (d == 0) innerLatchBranch = br;
+    b.SetInsertPoint(exits[d]);
+  }
+  llvm::InlineFunctionInfo inlineInfo;
+  if (!llvm::InlineFunction(*call, inlineInfo).isSuccess())
+    core::fail(XPURT_ERROR_UNKNOWN, "'{}' could not be inlined into its work-item loop",
+               body.getName().str());
+  auto blocks = loopBody(innerBody, latches[0]);
+  replaceWorkItemCalls(blocks, ctx, ids);
+  markParallel(c, blocks, innerLatchBranch);
+  return exits[2];
+}
+
+// void xpurt.wg.<kernel>(ptr args, ptr ctx). Without barriers: one loop nest over the
+// work-items with the kernel inside. With barriers: a loop over the kernel's regions, each
+// region run for every work-item before the next one starts.
+KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
+                                    const spirv::KernelInfo &info) {
   llvm::LLVMContext &c = m.getContext();
   llvm::Type *ptr = llvm::PointerType::get(c, 0);
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
@@ -262,48 +326,31 @@ void buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     args.push_back(v);
   }
 
-  // Three nested counted loops; `ids` are their induction variables.
-  LoopIds ids{};
-  llvm::BasicBlock *exits[3];
-  llvm::BasicBlock *latches[3];
-  llvm::PHINode *phis[3];
-  llvm::BasicBlock *current = entry;
-  for (int d = 2; d >= 0; --d) {
-    auto *header = llvm::BasicBlock::Create(c, "wi.header", wg);
-    auto *body = llvm::BasicBlock::Create(c, "wi.body", wg);
-    latches[d] = llvm::BasicBlock::Create(c, "wi.latch", wg);
-    exits[d] = llvm::BasicBlock::Create(c, "wi.exit", wg);
-    b.SetInsertPoint(current);
-    b.CreateBr(header);
-    b.SetInsertPoint(header);
-    phis[d] = b.CreatePHI(i64, 2, "local.id");
-    phis[d]->addIncoming(b.getInt64(0), current);
-    b.CreateBr(body);
-    ids.local[d] = phis[d];
-    current = body;
+  KernelLayout layout;
+  if (!hasBarrier(kernel)) {
+    llvm::BasicBlock *done = emitWorkItemLoops(*wg, entry, ctx, kernel, args, nullptr);
+    IRBuilder<>(done).CreateRetVoid();
+    return layout;
   }
-  b.SetInsertPoint(current);
-  llvm::CallInst *call = b.CreateCall(&kernel, args);
-  llvm::BasicBlock *innerBody = current;
-  llvm::BranchInst *innerLatchBranch = nullptr;
-  for (int d = 0; d < 3; ++d) {
-    b.CreateBr(latches[d]);
-    b.SetInsertPoint(latches[d]);
-    Value *next = b.CreateAdd(phis[d], b.getInt64(1), "", true, true);
-    phis[d]->addIncoming(next, latches[d]);
-    llvm::BasicBlock *header = phis[d]->getParent();
-    auto *br = b.CreateCondBr(b.CreateICmpULT(next, ctx.localSize[d]), header, exits[d]);
-    if (d == 0) innerLatchBranch = br;
-    b.SetInsertPoint(exits[d]);
+  Regions regions = splitAtBarriers(kernel);
+  layout.privateBytesPerItem = regions.privateBytesPerItem;
+  layout.regions = static_cast<uint32_t>(regions.functions.size());
+  Value *next = b.CreateAlloca(b.getInt32Ty(), nullptr, "next.region");
+  b.CreateStore(b.getInt32(0), next);
+  auto *dispatch = llvm::BasicBlock::Create(c, "dispatch", wg);
+  auto *exit = llvm::BasicBlock::Create(c, "exit", wg);
+  b.CreateBr(dispatch);
+  b.SetInsertPoint(dispatch);
+  auto *sw = b.CreateSwitch(b.CreateLoad(b.getInt32Ty(), next), exit,
+                            static_cast<unsigned>(regions.functions.size()));
+  for (size_t r = 0; r < regions.functions.size(); ++r) {
+    auto *start = llvm::BasicBlock::Create(c, "region", wg);
+    sw->addCase(b.getInt32(static_cast<uint32_t>(r)), start);
+    llvm::BasicBlock *done = emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next);
+    IRBuilder<>(done).CreateBr(dispatch);
   }
-  b.CreateRetVoid();
-
-  llvm::InlineFunctionInfo inlineInfo;
-  if (!llvm::InlineFunction(*call, inlineInfo).isSuccess())
-    core::fail(XPURT_ERROR_UNKNOWN, "kernel '{}' could not be inlined into its work-group loop",
-               info.name);
-  replaceWorkItemCalls(*wg, ctx, ids);
-  markParallel(c, loopBody(innerBody, latches[0]), innerLatchBranch);
+  IRBuilder<>(exit).CreateRetVoid();
+  return layout;
 }
 
 // Every function that reaches a work-item function, directly or through its callees, must end
@@ -347,10 +394,9 @@ void runAlwaysInliner(llvm::Module &m) {
 
 }  // namespace
 
-void buildWorkGroupFunctions(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
-                             const llvm::DataLayout &layout, const llvm::Triple &triple,
-                             const std::string &name) {
-  checkSupported(m, name);
+std::map<std::string, KernelLayout> buildWorkGroupFunctions(
+    llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels, const llvm::DataLayout &layout,
+    const llvm::Triple &triple, const std::string &name) {
   renameWorkItemFunctions(m);
 
   // The kernel's own functions are inlined into it, so that the work-item calls all end up
@@ -367,16 +413,19 @@ void buildWorkGroupFunctions(llvm::Module &m, const std::vector<spirv::KernelInf
     core::fail(XPURT_ERROR_UNKNOWN, "linking module '{}' with the OpenCL builtin library failed",
                name);
   // Library functions may use work-item functions and barriers too.
-  checkSupported(m, name);
   renameWorkItemFunctions(m);
   inlineWorkItemUsers(m);
   defineMissingBuiltins(m, name);
   runAlwaysInliner(m);
+  uint64_t staticLocalBytes = lowerStaticLocals(m);
 
+  std::map<std::string, KernelLayout> layouts;
   for (const spirv::KernelInfo &info : kernels) {
     llvm::Function *kernel = m.getFunction(info.name);
     if (!kernel) core::fail(XPURT_ERROR_UNKNOWN, "kernel '{}' vanished from its module", info.name);
-    buildWorkGroupFunction(m, *kernel, info);
+    KernelLayout kl = buildWorkGroupFunction(m, *kernel, info);
+    kl.staticLocalBytes = staticLocalBytes;
+    layouts[info.name] = kl;
   }
 
   // Only the work-group functions are entry points; everything else may be optimised away.
@@ -392,6 +441,12 @@ void buildWorkGroupFunctions(llvm::Module &m, const std::vector<spirv::KernelInf
   }
   m.setDataLayout(layout);
   m.setTargetTriple(triple.str());
+  std::string problems;
+  llvm::raw_string_ostream out(problems);
+  if (llvm::verifyModule(m, &out))
+    core::fail(XPURT_ERROR_UNKNOWN, "the CPU JIT built invalid code for module '{}': {}", name,
+               problems);
+  return layouts;
 }
 
 }  // namespace xpurt::cpu

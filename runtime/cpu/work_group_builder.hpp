@@ -7,14 +7,23 @@
 #include "spirv/spirv_reader.hpp"
 
 #include <llvm/ADT/Triple.h>
+
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/Module.h>
+#include <map>
 
 namespace xpurt::cpu {
 
+// The memory a kernel's work-groups need besides their arguments' __local memory.
+struct KernelLayout {
+  uint64_t staticLocalBytes = 0;     // static __local variables, at the start of local memory
+  uint64_t privateBytesPerItem = 0;  // values kept per work-item across barriers
+  uint32_t regions = 1;              // 1 + the number of barriers
+};
+
 // Throws UNSUPPORTED for what the CPU JIT cannot run (named), INVALID_MODULE for bad input.
-void buildWorkGroupFunctions(llvm::Module &module, const std::vector<spirv::KernelInfo> &kernels,
-                             const llvm::DataLayout &layout, const llvm::Triple &triple,
-                             const std::string &name);
+std::map<std::string, KernelLayout> buildWorkGroupFunctions(
+    llvm::Module &module, const std::vector<spirv::KernelInfo> &kernels,
+    const llvm::DataLayout &layout, const llvm::Triple &triple, const std::string &name);
 
 }  // namespace xpurt::cpu

@@ -1,0 +1,272 @@
+#include "barrier_regions.hpp"
+
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/ReplaceConstant.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/Local.h>
+
+#include <set>
+
+namespace xpurt::cpu {
+namespace {
+
+using BlockSet = std::set<const llvm::BasicBlock *>;
+
+BlockSet reachableFrom(const llvm::BasicBlock *start) {
+  BlockSet seen{start};
+  std::vector<const llvm::BasicBlock *> work{start};
+  while (!work.empty()) {
+    const llvm::BasicBlock *b = work.back();
+    work.pop_back();
+    for (const llvm::BasicBlock *next : llvm::successors(b))
+      if (seen.insert(next).second) work.push_back(next);
+  }
+  return seen;
+}
+
+BlockSet reaching(const llvm::BasicBlock *end) {
+  BlockSet seen{end};
+  std::vector<const llvm::BasicBlock *> work{end};
+  while (!work.empty()) {
+    const llvm::BasicBlock *b = work.back();
+    work.pop_back();
+    for (const llvm::BasicBlock *prev : llvm::predecessors(b))
+      if (seen.insert(prev).second) work.push_back(prev);
+  }
+  return seen;
+}
+
+// For each barrier: the blocks that can reach it and the blocks reachable after it.
+struct BarrierReach {
+  std::vector<BlockSet> before, after;
+
+  // Could a value made in `def` be used in `use` after some barrier has been passed?
+  bool crosses(const llvm::BasicBlock *def, const llvm::BasicBlock *use) const {
+    for (size_t i = 0; i < before.size(); ++i)
+      if (before[i].count(def) && after[i].count(use)) return true;
+    return false;
+  }
+};
+
+const llvm::BasicBlock *useBlock(const llvm::Use &u) {
+  auto *user = llvm::cast<llvm::Instruction>(u.getUser());
+  if (auto *phi = llvm::dyn_cast<llvm::PHINode>(user)) return phi->getIncomingBlock(u);
+  return user->getParent();
+}
+
+// Blocks where the memory of an alloca is touched, through any chain of address computations.
+std::vector<const llvm::BasicBlock *> accessBlocks(llvm::AllocaInst &a) {
+  std::vector<const llvm::BasicBlock *> blocks;
+  std::vector<llvm::Value *> work{&a};
+  std::set<llvm::Value *> seen{&a};
+  while (!work.empty()) {
+    llvm::Value *v = work.back();
+    work.pop_back();
+    for (llvm::User *u : v->users()) {
+      auto *i = llvm::dyn_cast<llvm::Instruction>(u);
+      if (!i) continue;
+      blocks.push_back(i->getParent());
+      if ((llvm::isa<llvm::GetElementPtrInst>(i) || llvm::isa<llvm::CastInst>(i) ||
+           llvm::isa<llvm::PHINode>(i) || llvm::isa<llvm::SelectInst>(i)) &&
+          seen.insert(i).second)
+        work.push_back(i);
+    }
+  }
+  return blocks;
+}
+
+llvm::Function *placeholder(llvm::Module &m, const char *name,
+                            llvm::ArrayRef<llvm::Type *> params) {
+  auto *type = llvm::FunctionType::get(llvm::PointerType::get(m.getContext(), 0), params, false);
+  auto callee = m.getOrInsertFunction(name, type);
+  auto *f = llvm::cast<llvm::Function>(callee.getCallee());
+  f->setDoesNotThrow();
+  f->setOnlyAccessesInaccessibleMemory();
+  return f;
+}
+
+}  // namespace
+
+bool isBarrierName(llvm::StringRef name) {
+  name.consume_front("xpurt.wi.");
+  return name == "_Z7barrierj" || name.startswith("_Z18work_group_barrier") ||
+         name.startswith("__spirv_ControlBarrier");
+}
+
+static bool isBarrierCall(const llvm::Instruction &i) {
+  auto *call = llvm::dyn_cast<llvm::CallBase>(&i);
+  auto *callee = call ? call->getCalledFunction() : nullptr;
+  return callee && isBarrierName(callee->getName());
+}
+
+bool hasBarrier(const llvm::Function &kernel) {
+  for (const llvm::Instruction &i : llvm::instructions(kernel))
+    if (isBarrierCall(i)) return true;
+  return false;
+}
+
+Regions splitAtBarriers(llvm::Function &kernel) {
+  llvm::Module &m = *kernel.getParent();
+  llvm::LLVMContext &c = m.getContext();
+  const llvm::DataLayout &layout = m.getDataLayout();
+
+  // Each barrier gets a block of its own, which later becomes the end of a region.
+  std::vector<llvm::CallBase *> calls;
+  for (llvm::Instruction &i : llvm::instructions(kernel))
+    if (isBarrierCall(i)) calls.push_back(llvm::cast<llvm::CallBase>(&i));
+  std::vector<llvm::BasicBlock *> barriers;
+  for (llvm::CallBase *call : calls) {
+    llvm::BasicBlock *block = call->getParent()->splitBasicBlock(call, "barrier");
+    block->splitBasicBlock(call->getNextNode(), "after.barrier");
+    call->eraseFromParent();
+    barriers.push_back(block);
+  }
+
+  BarrierReach reach;
+  for (llvm::BasicBlock *b : barriers) {
+    reach.before.push_back(reaching(b));
+    reach.after.push_back(reachableFrom(b->getSingleSuccessor()));
+  }
+
+  // SSA values used after a barrier that may separate them from their definition go to memory.
+  // Until none is left: the reload of a demoted phi is itself a value that may cross.
+  llvm::Instruction *allocaPoint = &*kernel.getEntryBlock().getFirstInsertionPt();
+  for (;;) {
+    std::vector<llvm::Instruction *> crossing;
+    for (llvm::Instruction &i : llvm::instructions(kernel)) {
+      if (llvm::isa<llvm::AllocaInst>(i) || i.use_empty()) continue;
+      for (const llvm::Use &u : i.uses()) {
+        const llvm::BasicBlock *use = useBlock(u);
+        // A use later in the defining block (or a phi fed from the end of it) never sees
+        // another execution of the definition.
+        auto *user = llvm::cast<llvm::Instruction>(u.getUser());
+        bool sameBlockAfter =
+            use == i.getParent() && (llvm::isa<llvm::PHINode>(user) || i.comesBefore(user));
+        if (!sameBlockAfter && reach.crosses(i.getParent(), use)) {
+          crossing.push_back(&i);
+          break;
+        }
+      }
+    }
+    if (crossing.empty()) break;
+    for (llvm::Instruction *i : crossing) {
+      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(i))
+        llvm::DemotePHIToStack(phi, allocaPoint);
+      else
+        llvm::DemoteRegToStack(*i, false, allocaPoint);
+    }
+  }
+
+  // Private variables touched on both sides of a barrier get a slot per work-item.
+  Regions regions;
+  llvm::Function *slot =
+      placeholder(m, kPrivateSlot, {llvm::Type::getInt64Ty(c), llvm::Type::getInt64Ty(c)});
+  std::vector<llvm::AllocaInst *> allocas;
+  for (llvm::Instruction &i : llvm::instructions(kernel))
+    if (auto *a = llvm::dyn_cast<llvm::AllocaInst>(&i)) allocas.push_back(a);
+  for (llvm::AllocaInst *a : allocas) {
+    auto blocks = accessBlocks(*a);
+    bool crosses = false;
+    for (const llvm::BasicBlock *x : blocks)
+      for (const llvm::BasicBlock *y : blocks) crosses = crosses || reach.crosses(x, y);
+    if (!crosses) continue;
+    auto size = a->getAllocationSizeInBits(layout);
+    uint64_t bytes = size ? *size / 8 : 8;
+    uint64_t align = std::max<uint64_t>(a->getAlign().value(), 4);
+    uint64_t at = (regions.privateBytesPerItem + align - 1) / align * align;
+    llvm::IRBuilder<> b(a);
+    llvm::Value *p = b.CreateCall(slot, {b.getInt64(at), b.getInt64(bytes)});
+    if (p->getType() != a->getType()) p = b.CreatePointerBitCastOrAddrSpaceCast(p, a->getType());
+    a->replaceAllUsesWith(p);
+    a->eraseFromParent();
+    regions.privateBytesPerItem = at + bytes;
+  }
+
+  // One function per region: the kernel's body entered at the region's first block, each
+  // barrier turned into "return the next region", the end of the kernel into "return -1".
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getInt32Ty(c), kernel.getFunctionType()->params(), false);
+  for (size_t r = 0; r <= barriers.size(); ++r) {
+    auto *f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                     kernel.getName() + ".region" + std::to_string(r), m);
+    llvm::ValueToValueMapTy map;
+    for (auto [from, to] : llvm::zip(kernel.args(), f->args())) map[&from] = &to;
+    llvm::SmallVector<llvm::ReturnInst *, 4> returns;
+    llvm::CloneFunctionInto(f, &kernel, map, llvm::CloneFunctionChangeType::LocalChangesOnly,
+                            returns);
+    for (llvm::ReturnInst *ret : returns) {
+      llvm::ReturnInst::Create(c, llvm::ConstantInt::getSigned(llvm::Type::getInt32Ty(c), -1), ret);
+      ret->eraseFromParent();
+    }
+    for (size_t i = 0; i < barriers.size(); ++i) {
+      auto *block = llvm::cast<llvm::BasicBlock>(map[barriers[i]]);
+      block->getTerminator()->eraseFromParent();
+      llvm::ReturnInst::Create(c, llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), i + 1), block);
+    }
+    if (r > 0) {
+      // A new entry that keeps the private variables and private slots, then jumps in.
+      llvm::BasicBlock *oldEntry = &f->getEntryBlock();
+      auto *entry = llvm::BasicBlock::Create(c, "region.entry", f, oldEntry);
+      std::vector<llvm::Instruction *> keep;
+      std::set<llvm::Value *> kept;
+      for (llvm::Instruction &i : *oldEntry) {
+        auto *call = llvm::dyn_cast<llvm::CallInst>(&i);
+        bool cast = llvm::isa<llvm::CastInst>(i) && kept.count(i.getOperand(0));
+        if (llvm::isa<llvm::AllocaInst>(i) || (call && call->getCalledFunction() == slot) || cast) {
+          keep.push_back(&i);
+          kept.insert(&i);
+        }
+      }
+      for (llvm::Instruction *i : keep) i->moveBefore(*entry, entry->end());
+      llvm::BranchInst::Create(
+          llvm::cast<llvm::BasicBlock>(map[barriers[r - 1]->getSingleSuccessor()]), entry);
+    }
+    llvm::removeUnreachableBlocks(*f);
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+    regions.functions.push_back(f);
+  }
+  return regions;
+}
+
+uint64_t lowerStaticLocals(llvm::Module &m) {
+  llvm::LLVMContext &c = m.getContext();
+  const llvm::DataLayout &layout = m.getDataLayout();
+  llvm::Function *base = nullptr;
+  uint64_t total = 0;
+  std::vector<llvm::GlobalVariable *> locals;
+  for (llvm::GlobalVariable &g : m.globals())
+    if (g.getAddressSpace() == 3) locals.push_back(&g);
+  for (llvm::GlobalVariable *g : locals) {
+    if (!base) base = placeholder(m, kLocalBase, {});
+    uint64_t align = std::max<uint64_t>(g->getAlign() ? g->getAlign()->value() : 16, 16);
+    uint64_t offset = (total + align - 1) / align * align;
+    total = offset + layout.getTypeAllocSize(g->getValueType());
+    // Constant expressions over the variable become instructions, which can use a call.
+    for (llvm::User *u : llvm::make_early_inc_range(g->users()))
+      if (auto *ce = llvm::dyn_cast<llvm::ConstantExpr>(u))
+        for (llvm::User *cu : llvm::make_early_inc_range(ce->users()))
+          if (auto *i = llvm::dyn_cast<llvm::Instruction>(cu))
+            llvm::convertConstantExprsToInstructions(i, ce);
+    for (llvm::Use &u : llvm::make_early_inc_range(g->uses())) {
+      auto *i = llvm::dyn_cast<llvm::Instruction>(u.getUser());
+      if (!i) continue;
+      llvm::Instruction *at = i;
+      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(i))
+        at = phi->getIncomingBlock(u)->getTerminator();
+      llvm::IRBuilder<> b(at);
+      llvm::Value *p = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), b.CreateCall(base), offset);
+      p = b.CreatePointerBitCastOrAddrSpaceCast(p, g->getType());
+      u.set(p);
+    }
+    if (g->use_empty()) g->eraseFromParent();
+  }
+  (void)c;
+  return total;
+}
+
+}  // namespace xpurt::cpu
