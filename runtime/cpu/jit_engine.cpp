@@ -6,10 +6,12 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/SubtargetFeature.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <dlfcn.h>
 
@@ -55,7 +57,7 @@ JitEngine::JitEngine() : layout_("") {
 }
 
 void JitEngine::optimize(llvm::Module &module) {
-  std::lock_guard lock(optimizeMutex_);
+  std::lock_guard lock(targetMutex_);
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
@@ -75,9 +77,19 @@ void JitEngine::optimize(llvm::Module &module) {
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
 }
 
-std::unique_ptr<JitEngine::Code> JitEngine::compile(std::unique_ptr<llvm::Module> module,
-                                                    std::unique_ptr<llvm::LLVMContext> context,
-                                                    const std::string &name) {
+std::string JitEngine::emitObject(llvm::Module &module, const std::string &name) {
+  std::lock_guard lock(targetMutex_);
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream out(object);
+  llvm::legacy::PassManager passes;
+  if (targetMachine_->addPassesToEmitFile(passes, out, nullptr, llvm::CGFT_ObjectFile))
+    core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': the target cannot emit object files", name);
+  passes.run(module);
+  return std::string(object.data(), object.size());
+}
+
+std::unique_ptr<JitEngine::Code> JitEngine::load(const std::string &object,
+                                                 const std::string &name) {
   auto &session = jit_->getExecutionSession();
   auto dylib = session.createJITDylib("xpurt.module." + std::to_string(nextDylib_++));
   if (!dylib)
@@ -88,8 +100,8 @@ std::unique_ptr<JitEngine::Code> JitEngine::compile(std::unique_ptr<llvm::Module
     core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': {}", name, llvm::toString(process.takeError()));
   dylib->addGenerator(std::move(*process));
   std::unique_ptr<Code> code(new Code(*this, *dylib));
-  if (auto err = jit_->addIRModule(
-          *dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
+  if (auto err = jit_->addObjectFile(*dylib, std::move(buffer)))
     core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': {}", name, llvm::toString(std::move(err)));
   return code;
 }

@@ -25,6 +25,8 @@ class JitEngine {
 
   // Optimises (O3, vectorisers on, libmvec for vector math) with the host target machine.
   void optimize(llvm::Module &module);
+  // Machine code for the host, as an ELF object file.
+  std::string emitObject(llvm::Module &module, const std::string &name);
 
   // Compiled code of one module; releasing it frees the code.
   class Code {
@@ -38,14 +40,13 @@ class JitEngine {
     JitEngine &engine_;
     llvm::orc::JITDylib &dylib_;
   };
-  std::unique_ptr<Code> compile(std::unique_ptr<llvm::Module> module,
-                                std::unique_ptr<llvm::LLVMContext> context,
-                                const std::string &name);
+  // Links an object file from emitObject (or the cache) into the process.
+  std::unique_ptr<Code> load(const std::string &object, const std::string &name);
 
  private:
   JitEngine();
   std::unique_ptr<llvm::TargetMachine> targetMachine_;
-  std::mutex optimizeMutex_;  // the target machine is not safe to share between threads
+  std::mutex targetMutex_;  // the target machine is not safe to share between threads
   llvm::DataLayout layout_;
   llvm::Triple triple_;
   std::string cpu_, features_;

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "cpu_kernel.hpp"
+#include "jit_cache.hpp"
 #include "jit_engine.hpp"
 #include "spirv/spirv_binary.hpp"
 #include "spirv/spirv_reader.hpp"
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <map>
+#include <mutex>
 
 namespace xpurt::cpu {
 namespace {
@@ -204,50 +206,39 @@ class SpirvKernel final : public CpuKernel {
   WorkGroupFunction fn_;
 };
 
+// A module's machine code and kernels, shared by every load of the same module.
+struct CompiledModule {
+  std::unique_ptr<JitEngine::Code> code;
+  CompiledKernels kernels;
+  std::map<std::string, WorkGroupFunction> functions;
+};
+
 class SpirvModule final : public core::Module {
  public:
   SpirvModule(core::Ref<core::Device> device, std::string name,
-              std::unique_ptr<JitEngine::Code> code, std::vector<KernelInfo> kernels,
-              const std::map<std::string, KernelLayout> &layouts)
-      : core::Module(std::move(device), std::move(name)), code_(std::move(code)) {
-    for (KernelInfo &k : kernels) {
-      auto fn = reinterpret_cast<WorkGroupFunction>(code_->lookup(workGroupFunctionName(k.name)));
-      if (!fn)
-        core::fail(XPURT_ERROR_UNKNOWN, "the JIT produced no code for kernel '{}' of '{}'", k.name,
-                   this->name());
-      std::string kernelName = k.name;
-      kernels_.emplace(kernelName, Entry{std::move(k), layouts.at(kernelName), fn});
-    }
-  }
+              std::shared_ptr<const CompiledModule> compiled)
+      : core::Module(std::move(device), std::move(name)), compiled_(std::move(compiled)) {}
 
   core::Ref<core::Kernel> createKernel(const std::string &kernelName) override {
-    auto it = kernels_.find(kernelName);
-    if (it == kernels_.end()) {
-      std::string list;
-      for (auto &[n, e] : kernels_) list += (list.empty() ? "" : ", ") + n;
-      core::fail(XPURT_ERROR_NOT_FOUND, "kernel '{}' is not in module '{}' (its kernels: {})",
-                 kernelName, name(), list);
-    }
-    return core::makeRef<SpirvKernel>(core::Ref<core::Module>(this), it->second.info,
-                                      it->second.layout, it->second.fn);
+    const CompiledKernels &k = compiled_->kernels;
+    for (const KernelInfo &info : k.kernels)
+      if (info.name == kernelName)
+        return core::makeRef<SpirvKernel>(core::Ref<core::Module>(this), info,
+                                          k.layouts.at(kernelName),
+                                          compiled_->functions.at(kernelName));
+    std::string list;
+    for (const KernelInfo &info : k.kernels) list += (list.empty() ? "" : ", ") + info.name;
+    core::fail(XPURT_ERROR_NOT_FOUND, "kernel '{}' is not in module '{}' (its kernels: {})",
+               kernelName, name(), list);
   }
 
  private:
-  struct Entry {
-    KernelInfo info;
-    KernelLayout layout;
-    WorkGroupFunction fn;
-  };
-  std::unique_ptr<JitEngine::Code> code_;
-  std::map<std::string, Entry> kernels_;
+  std::shared_ptr<const CompiledModule> compiled_;
 };
 
-}  // namespace
-
-core::Ref<core::Module> loadSpirvModule(core::Ref<core::Device> device,
-                                        std::span<const std::byte> bytes, const std::string &name,
-                                        const core::ModuleOptions &options) {
-  auto start = std::chrono::steady_clock::now();
+// SPIR-V -> LLVM -> work-group functions -> optimised machine code.
+CacheEntry compile(std::span<const std::byte> bytes, const std::string &name,
+                   const core::ModuleOptions &options) {
   std::vector<uint32_t> words = spirv::toWords(bytes, name);
   spirv::Preamble preamble = spirv::readPreamble(words, name);
   spirv::checkSupported(preamble, kCpuCapabilities, "CPU", name);
@@ -255,23 +246,82 @@ core::Ref<core::Module> loadSpirvModule(core::Ref<core::Device> device,
   if (!options.buildFlags.empty())
     core::log().info("module '{}': build flags '{}' do not apply to the CPU JIT", name,
                      options.buildFlags);
-
   JitEngine &engine = JitEngine::instance();
-  auto context = std::make_unique<llvm::LLVMContext>();
-  context->setOpaquePointers(true);  // else reading typed bitcode first would make it typed
+  llvm::LLVMContext context;
+  context.setOpaquePointers(true);  // else reading typed bitcode first would make it typed
   std::unique_ptr<llvm::Module> module =
-      spirv::readModule(*context, words, options.specConstants, name);
-  std::vector<KernelInfo> kernels = spirv::reflectKernels(*module);
-  auto layouts =
-      buildWorkGroupFunctions(*module, kernels, engine.dataLayout(), engine.triple(), name);
+      spirv::readModule(context, words, options.specConstants, name);
+  CacheEntry entry;
+  entry.kernels.kernels = spirv::reflectKernels(*module);
+  entry.kernels.layouts = buildWorkGroupFunctions(*module, entry.kernels.kernels,
+                                                  engine.dataLayout(), engine.triple(), name);
   engine.optimize(*module);
-  auto code = engine.compile(std::move(module), std::move(context), name);
-  auto loaded = core::makeRef<SpirvModule>(std::move(device), name, std::move(code),
-                                           std::move(kernels), layouts);
-  core::log().debug(
-      "SPIR-V module '{}' compiled in {:.1f} ms", name,
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  return loaded;
+  entry.object = engine.emitObject(*module, name);
+  return entry;
+}
+
+std::shared_ptr<CompiledModule> link(CacheEntry entry, const std::string &name) {
+  auto compiled = std::make_shared<CompiledModule>();
+  compiled->code = JitEngine::instance().load(entry.object, name);
+  for (const KernelInfo &k : entry.kernels.kernels) {
+    auto fn =
+        reinterpret_cast<WorkGroupFunction>(compiled->code->lookup(workGroupFunctionName(k.name)));
+    if (!fn)
+      core::fail(XPURT_ERROR_UNKNOWN, "the JIT produced no code for kernel '{}' of '{}'", k.name,
+                 name);
+    compiled->functions[k.name] = fn;
+  }
+  compiled->kernels = std::move(entry.kernels);
+  return compiled;
+}
+
+// Modules compiled in this process, while any load of them lives.
+struct MemoryCache {
+  std::mutex mutex;
+  std::map<std::pair<uint64_t, uint64_t>, std::pair<std::string, std::weak_ptr<CompiledModule>>>
+      entries;  // key hash -> (key material, module)
+};
+
+MemoryCache &memoryCache() {
+  static auto *cache = new MemoryCache;
+  return *cache;
+}
+
+}  // namespace
+
+core::Ref<core::Module> loadSpirvModule(core::Ref<core::Device> device,
+                                        std::span<const std::byte> bytes, const std::string &name,
+                                        const core::ModuleOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  CacheKey key = makeCacheKey(bytes, options, JitEngine::instance());
+  std::pair<uint64_t, uint64_t> hash{key.hash[0], key.hash[1]};
+  MemoryCache &memory = memoryCache();
+  {
+    std::lock_guard lock(memory.mutex);
+    auto it = memory.entries.find(hash);
+    if (it != memory.entries.end() && it->second.first == key.material)
+      if (auto compiled = it->second.second.lock())
+        return core::makeRef<SpirvModule>(std::move(device), name, std::move(compiled));
+  }
+  std::optional<std::filesystem::path> dir = cacheDirectory();
+  std::optional<CacheEntry> entry = dir ? readCacheEntry(*dir, key) : std::nullopt;
+  const char *how = "from the disk cache";
+  if (!entry) {
+    entry = compile(bytes, name, options);
+    if (dir) writeCacheEntry(*dir, key, *entry);
+    how = "compiled";
+  }
+  std::shared_ptr<CompiledModule> compiled = link(std::move(*entry), name);
+  {
+    std::lock_guard lock(memory.mutex);
+    memory.entries[hash] = {key.material, compiled};
+  }
+  core::log().debug("SPIR-V module '{}' {} in {:.2f} ms", name, how, elapsed());
+  return core::makeRef<SpirvModule>(std::move(device), name, std::move(compiled));
 }
 
 }  // namespace xpurt::cpu

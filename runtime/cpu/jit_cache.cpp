@@ -1,0 +1,246 @@
+#include "jit_cache.hpp"
+
+#include "core/config.hpp"
+#include "core/log.hpp"
+#include "jit_build_id.h"
+#include "jit_engine.hpp"
+
+#include <llvm/Support/xxhash.h>
+#include <unistd.h>
+
+#include <xpurt/xpurt.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace xpurt::cpu {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[8] = {'X', 'P', 'U', 'R', 'T', 'J', 'I', 'T'};
+constexpr uint32_t kFormatVersion = 1;
+
+uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string hex(uint64_t v) {
+  return fmt::format("{:016x}", v);
+}
+
+class Writer {
+ public:
+  void u8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void u32(uint32_t v) { raw(&v, sizeof v); }
+  void u64(uint64_t v) { raw(&v, sizeof v); }
+  void str(const std::string &s) {
+    u64(s.size());
+    out_.append(s);
+  }
+  void raw(const void *p, size_t n) { out_.append(static_cast<const char *>(p), n); }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// Reads with bounds checks; any overrun marks the reader failed.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool ok() const { return ok_; }
+  bool atEnd() const { return at_ == in_.size(); }
+  uint8_t u8() { return get<uint8_t>(); }
+  uint32_t u32() { return get<uint32_t>(); }
+  uint64_t u64() { return get<uint64_t>(); }
+  std::string str() {
+    uint64_t n = u64();
+    if (!ok_ || n > in_.size() - at_) return fail(), std::string();
+    std::string s(in_.substr(at_, n));
+    at_ += n;
+    return s;
+  }
+  std::string_view rest() const { return in_.substr(at_); }
+
+ private:
+  template <class T>
+  T get() {
+    T v{};
+    if (!ok_ || sizeof v > in_.size() - at_) return fail(), v;
+    std::memcpy(&v, in_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  void fail() { ok_ = false; }
+  std::string_view in_;
+  size_t at_ = 0;
+  bool ok_ = true;
+};
+
+std::string serialize(const CompiledKernels &k, const std::string &object) {
+  Writer w;
+  w.u32(static_cast<uint32_t>(k.kernels.size()));
+  for (const spirv::KernelInfo &info : k.kernels) {
+    w.str(info.name);
+    w.u32(static_cast<uint32_t>(info.args.size()));
+    for (const spirv::KernelArg &a : info.args) {
+      w.u8(static_cast<uint8_t>(a.kind));
+      w.u32(a.size);
+      w.str(a.typeName);
+    }
+    for (uint32_t d : info.requiredLocalSize) w.u32(d);
+    const KernelLayout &l = k.layouts.at(info.name);
+    w.u64(l.staticLocalBytes);
+    w.u64(l.privateBytesPerItem);
+    w.u32(l.regions);
+  }
+  w.str(object);
+  return w.take();
+}
+
+std::optional<CacheEntry> deserialize(std::string_view payload) {
+  Reader r(payload);
+  CacheEntry e;
+  uint32_t n = r.u32();
+  for (uint32_t i = 0; r.ok() && i < n; ++i) {
+    spirv::KernelInfo info;
+    info.name = r.str();
+    uint32_t args = r.u32();
+    for (uint32_t a = 0; r.ok() && a < args; ++a) {
+      spirv::KernelArg arg{};
+      uint8_t kind = r.u8();
+      if (kind > static_cast<uint8_t>(spirv::KernelArg::Kind::Struct)) return std::nullopt;
+      arg.kind = static_cast<spirv::KernelArg::Kind>(kind);
+      arg.size = r.u32();
+      arg.typeName = r.str();
+      info.args.push_back(std::move(arg));
+    }
+    for (uint32_t &d : info.requiredLocalSize) d = r.u32();
+    KernelLayout l;
+    l.staticLocalBytes = r.u64();
+    l.privateBytesPerItem = r.u64();
+    l.regions = r.u32();
+    e.kernels.layouts[info.name] = l;
+    e.kernels.kernels.push_back(std::move(info));
+  }
+  e.object = r.str();
+  if (!r.ok() || !r.atEnd() || e.object.size() < 4 ||
+      e.object.compare(0, 4,
+                       "\x7f"
+                       "ELF") != 0)
+    return std::nullopt;
+  return e;
+}
+
+fs::path entryPath(const fs::path &dir, const CacheKey &key) {
+  return dir / ("cpu-" + hex(key.hash[0]) + hex(key.hash[1]) + ".xjit");
+}
+
+}  // namespace
+
+CacheKey makeCacheKey(std::span<const std::byte> spirv, const core::ModuleOptions &options,
+                      const JitEngine &engine) {
+  std::string material = fmt::format(
+      "xpurt {}.{}.{} build {} jit-format {}|{}|{}|{}|flags={}|spec=", XPURT_VERSION_MAJOR,
+      XPURT_VERSION_MINOR, XPURT_VERSION_PATCH, XPURT_JIT_BUILD_ID, kFormatVersion,
+      engine.triple().str(), engine.cpuName(), engine.cpuFeatures(), options.buildFlags);
+  for (auto [id, value] : options.specConstants) material += fmt::format("{}:{},", id, value);
+  std::string_view bytes(reinterpret_cast<const char *>(spirv.data()), spirv.size());
+  CacheKey key;
+  key.hash[0] =
+      llvm::xxHash64(llvm::StringRef(bytes.data(), bytes.size())) ^ llvm::xxHash64(material);
+  key.hash[1] = fnv1a(material, fnv1a(bytes));
+  key.material = std::move(material);
+  return key;
+}
+
+std::optional<fs::path> cacheDirectory() {
+  fs::path dir;
+  if (auto v = core::envValue("XPURT_CACHE_DIR")) {
+    if (*v == "off") return std::nullopt;
+    dir = *v;
+  } else if (auto xdg = core::envValue("XDG_CACHE_HOME")) {
+    dir = fs::path(*xdg) / "xpurt";
+  } else if (auto home = core::envValue("HOME")) {
+    dir = fs::path(*home) / ".cache" / "xpurt";
+  } else {
+    return std::nullopt;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    core::log().warn(
+        "JIT cache folder '{}' (XPURT_CACHE_DIR) cannot be used: {}; compiling "
+        "without the disk cache",
+        dir.string(), ec ? ec.message() : "not a folder");
+    return std::nullopt;
+  }
+  return dir;
+}
+
+std::optional<CacheEntry> readCacheEntry(const fs::path &dir, const CacheKey &key) {
+  fs::path path = entryPath(dir, key);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto reject = [&](const char *why) -> std::optional<CacheEntry> {
+    core::log().warn("JIT cache entry '{}' is {}; rebuilding it", path.string(), why);
+    std::error_code ec;
+    fs::remove(path, ec);
+    return std::nullopt;
+  };
+  Reader r(bytes);
+  char magic[8];
+  for (char &c : magic) c = static_cast<char>(r.u8());
+  if (!r.ok() || std::memcmp(magic, kMagic, 8) != 0) return reject("not an xpurt cache entry");
+  if (r.u32() != kFormatVersion) return reject("of another format version");
+  uint64_t h0 = r.u64(), h1 = r.u64();
+  std::string material = r.str();
+  if (!r.ok() || h0 != key.hash[0] || h1 != key.hash[1] || material != key.material)
+    return reject("for another module, CPU or version");
+  uint64_t checksum = r.u64();
+  std::string_view payload = r.rest();
+  if (!r.ok() || llvm::xxHash64(llvm::StringRef(payload.data(), payload.size())) != checksum)
+    return reject("corrupt (checksum mismatch)");
+  auto entry = deserialize(payload);
+  if (!entry) return reject("malformed");
+  return entry;
+}
+
+void writeCacheEntry(const fs::path &dir, const CacheKey &key, const CacheEntry &entry) {
+  std::string payload = serialize(entry.kernels, entry.object);
+  Writer w;
+  w.raw(kMagic, sizeof kMagic);
+  w.u32(kFormatVersion);
+  w.u64(key.hash[0]);
+  w.u64(key.hash[1]);
+  w.str(key.material);
+  w.u64(llvm::xxHash64(payload));
+  w.raw(payload.data(), payload.size());
+  std::string bytes = w.take();
+  // Written beside the entry, then renamed over it: readers never see half an entry.
+  fs::path path = entryPath(dir, key);
+  fs::path temp = path;
+  temp += fmt::format(".{}.tmp", getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      core::log().warn("could not write JIT cache entry '{}'", temp.string());
+      std::error_code ec;
+      fs::remove(temp, ec);
+      return;
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) {
+    core::log().warn("could not store JIT cache entry '{}': {}", path.string(), ec.message());
+    fs::remove(temp, ec);
+  }
+}
+
+}  // namespace xpurt::cpu
