@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
   clang-15 llvm-15-dev llvm-spirv-15 libllvmspirvlib-15-dev libclc-15 spirv-tools
   libtbb-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -376,6 +376,30 @@ const std::map<std::string, Body> &bodies() {
 
 }  // namespace
 
+void defineVectorizableMath(llvm::Module &m) {
+  static const std::map<std::string, llvm::Intrinsic::ID> math = {{"sin", llvm::Intrinsic::sin},
+                                                                  {"cos", llvm::Intrinsic::cos},
+                                                                  {"exp", llvm::Intrinsic::exp},
+                                                                  {"log", llvm::Intrinsic::log},
+                                                                  {"pow", llvm::Intrinsic::pow}};
+  for (llvm::Function &f : m) {
+    if (!f.isDeclaration() || f.use_empty()) continue;
+    auto mangled = demangle(f.getName());
+    if (!mangled) continue;
+    auto it = math.find(mangled->name);
+    if (it == math.end() || !elementType(f.getReturnType())->isFloatingPointTy() ||
+        elementType(f.getReturnType())->isHalfTy())
+      continue;
+    auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", &f);
+    IRBuilder<> b(entry);
+    std::vector<Value *> args;
+    for (llvm::Argument &a : f.args()) args.push_back(&a);
+    b.CreateRet(b.CreateIntrinsic(it->second, {f.getReturnType()}, args));
+    f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+}
+
 void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName) {
   std::vector<std::string> missing;
   for (llvm::Function &f : m) {

@@ -9,6 +9,11 @@
 
 namespace xpurt::cpu {
 
+// sin, cos, exp, log and pow become LLVM intrinsics rather than libclc's scalar code: the
+// vectoriser maps those to glibc's libmvec (within OpenCL's ulp limits). Run before linking the
+// builtin library.
+void defineVectorizableMath(llvm::Module &m);
+
 // Gives a body to every used OpenCL builtin that is only declared in `m`; throws UNSUPPORTED
 // listing any it cannot provide.
 void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName);

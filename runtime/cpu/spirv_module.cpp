@@ -1,5 +1,6 @@
 #include "spirv_module.hpp"
 
+#include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "cpu_kernel.hpp"
@@ -10,6 +11,7 @@
 #include "work_group.hpp"
 #include "work_group_builder.hpp"
 
+#include <llvm/Support/raw_ostream.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <chrono>
@@ -83,9 +85,8 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
       ctx.numGroups[d] = numGroups[d];
     }
     ctx.workDim = r.workDim;
-    ctx.localMemory = localBytes ? localMemory(localBytes) : nullptr;
-    ctx.privateMemory = privateBytes ? privateMemory(privateBytes) : nullptr;
-    fn(args, &ctx);
+    fn(args, &ctx, localBytes ? localMemory(localBytes) : nullptr,
+       privateBytes ? privateMemory(privateBytes) : nullptr);
   };
   if (total == 1) {
     runGroup(0);
@@ -256,6 +257,15 @@ CacheEntry compile(std::span<const std::byte> bytes, const std::string &name,
   entry.kernels.layouts = buildWorkGroupFunctions(*module, entry.kernels.kernels,
                                                   engine.dataLayout(), engine.triple(), name);
   engine.optimize(*module);
+  if (auto dump = core::envValue("XPURT_JIT_DUMP_DIR")) {  // for looking at what the JIT made
+    std::error_code ec;
+    std::string file =
+        (std::filesystem::path(*dump) / (std::filesystem::path(name).filename().string() + ".ll"))
+            .string();
+    llvm::raw_fd_ostream out(file, ec);
+    if (!ec) module->print(out, nullptr);
+    core::log().info("JIT IR of '{}' written to {}", name, file);
+  }
   entry.object = engine.emitObject(*module, name);
   return entry;
 }

@@ -19,13 +19,13 @@ struct WorkGroupContext {
   uint64_t numGroups[3];
   uint32_t workDim;
   uint32_t reserved;
-  char *localMemory;    // this group's __local storage: static variables, then arguments
-  char *privateMemory;  // values its work-items keep across barriers
 };
 
 // args[i] points to the value of argument i; for a __local pointer argument, to the uint64_t
-// offset of its storage in ctx->localMemory.
-using WorkGroupFunction = void (*)(void *const *args, const WorkGroupContext *ctx);
+// offset of its storage in `local`. `local` is the group's __local memory (static variables,
+// then arguments), `priv` what its work-items keep across barriers; both are noalias.
+using WorkGroupFunction = void (*)(void *const *args, const WorkGroupContext *ctx, char *local,
+                                   char *priv);
 
 inline std::string workGroupFunctionName(const std::string &kernel) {
   return "xpurt.wg." + kernel;

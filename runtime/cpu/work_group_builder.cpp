@@ -92,12 +92,11 @@ ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
     v.numGroups[d] = field(15 + d, "num.groups");
   }
   static_assert(offsetof(WorkGroupContext, workDim) == 18 * 8);
-  static_assert(offsetof(WorkGroupContext, localMemory) == 19 * 8);
   v.workDim = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(i64, ctx, 18), "work.dim");
-  v.localMemory = b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(i64, ctx, 19), "local");
-  static_assert(offsetof(WorkGroupContext, privateMemory) == 20 * 8);
-  v.privateMemory =
-      b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(i64, ctx, 20), "private");
+  // The group's local and private memory come as noalias arguments of the work-group
+  // function (see work_group.hpp): set by the caller.
+  v.localMemory = nullptr;
+  v.privateMemory = nullptr;
   return v;
 }
 
@@ -301,15 +300,21 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
   llvm::LLVMContext &c = m.getContext();
   llvm::Type *ptr = llvm::PointerType::get(c, 0);
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
-  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr}, false);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr, ptr, ptr}, false);
   auto *wg = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
                                     workGroupFunctionName(info.name), m);
   wg->addFnAttr(llvm::Attribute::NoUnwind);
+  // Nothing else points into a group's local or private memory: say so, so that values kept
+  // there stay in registers and loops over them vectorise.
+  wg->addParamAttr(2, llvm::Attribute::NoAlias);
+  wg->addParamAttr(3, llvm::Attribute::NoAlias);
   Value *argsPtr = wg->getArg(0), *ctxPtr = wg->getArg(1);
 
   auto *entry = llvm::BasicBlock::Create(c, "entry", wg);
   IRBuilder<> b(entry);
   ContextValues ctx = loadContext(b, ctxPtr);
+  ctx.localMemory = wg->getArg(2);
+  ctx.privateMemory = wg->getArg(3);
   std::vector<Value *> args;
   for (const llvm::Argument &a : kernel.args()) {
     unsigned i = a.getArgNo();
@@ -408,6 +413,7 @@ std::map<std::string, KernelLayout> buildWorkGroupFunctions(
     f.addFnAttr(llvm::Attribute::AlwaysInline);
   }
 
+  defineVectorizableMath(m);
   if (llvm::Linker::linkModules(m, loadBuiltinLibrary(m.getContext()),
                                 llvm::Linker::LinkOnlyNeeded))
     core::fail(XPURT_ERROR_UNKNOWN, "linking module '{}' with the OpenCL builtin library failed",
