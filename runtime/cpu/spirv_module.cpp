@@ -244,6 +244,7 @@ CacheEntry compile(std::span<const std::byte> bytes, const std::string &name,
   spirv::Preamble preamble = spirv::readPreamble(words, name);
   spirv::checkSupported(preamble, kCpuCapabilities, "CPU", name);
   for (const std::string &warning : spirv::validate(words, name)) core::log().warn("{}", warning);
+  spirv::checkTranslatable(words, name);
   if (!options.buildFlags.empty())
     core::log().info("module '{}': build flags '{}' do not apply to the CPU JIT", name,
                      options.buildFlags);

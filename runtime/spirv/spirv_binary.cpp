@@ -16,6 +16,41 @@ namespace {
 constexpr uint32_t kMagic = 0x07230203;
 constexpr uint32_t kOpCapability = 17, kOpMemoryModel = 14, kOpEntryPoint = 15;
 constexpr uint32_t kOpFunction = 54, kExecutionModelKernel = 6;
+constexpr uint32_t kOpDecorate = 71, kDecorationAlignment = 44;
+constexpr uint32_t kOpLoad = 61, kOpStore = 62, kOpCopyMemory = 63, kOpCopyMemorySized = 64;
+constexpr uint32_t kMemoryAccessVolatile = 0x1, kMemoryAccessAligned = 0x2;
+
+bool powerOfTwo(uint32_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
+
+// Alignments the validator accepts but LLVM cannot represent (it asserts on them).
+void checkAlignments(std::span<const uint32_t> words, const std::string &name) {
+  for (size_t at = 5; at < words.size();) {
+    uint32_t count = words[at] >> 16, opcode = words[at] & 0xffff;
+    if (count == 0 || at + count > words.size()) return;  // readPreamble / the validator say why
+    auto ops = words.subspan(at + 1, count - 1);
+    uint32_t alignment = 0;
+    if (opcode == kOpDecorate && ops.size() >= 3 && ops[1] == kDecorationAlignment)
+      alignment = ops[2];
+    // Memory operands: the mask follows the fixed operands; Aligned's literal follows it.
+    size_t fixed = opcode == kOpLoad                               ? 3
+                   : opcode == kOpStore || opcode == kOpCopyMemory ? 2
+                   : opcode == kOpCopyMemorySized                  ? 3
+                                                                   : 0;
+    if (fixed && ops.size() > fixed && (ops[fixed] & kMemoryAccessAligned) &&
+        ops.size() > fixed + 1)
+      alignment = ops[fixed + 1];
+    (void)kMemoryAccessVolatile;
+    if ((opcode == kOpDecorate && ops.size() >= 3 && ops[1] == kDecorationAlignment) ||
+        (fixed && ops.size() > fixed && (ops[fixed] & kMemoryAccessAligned)))
+      if (!powerOfTwo(alignment))
+        fail(XPURT_ERROR_INVALID_MODULE,
+             "SPIR-V module '{}': alignment {} (instruction at word {}) is not a power of two",
+             name, alignment, at);
+    at += count;
+  }
+}
 
 std::string literalString(std::span<const uint32_t> words) {
   std::string s;
@@ -170,6 +205,62 @@ std::vector<std::string> validate(std::span<const uint32_t> words, const std::st
                       "the reader tolerates: {}",
                       name, message)};
   fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' is not valid: {}", name, message);
+}
+
+namespace {
+
+// Every id an instruction refers to must be defined somewhere: the validator reports an
+// undefined id and an id used before its definition with the same words, and tolerating the
+// second (see validate) must not let the first through.
+struct IdUse {
+  std::vector<bool> defined, used;
+};
+
+spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
+  auto &ids = *static_cast<IdUse *>(user);
+  auto mark = [](std::vector<bool> &v, uint32_t id) {
+    if (id >= v.size()) v.resize(id + 1);
+    v[id] = true;
+  };
+  if (inst->result_id) mark(ids.defined, inst->result_id);
+  for (uint16_t i = 0; i < inst->num_operands; ++i) {
+    const spv_parsed_operand_t &op = inst->operands[i];
+    switch (op.type) {
+      case SPV_OPERAND_TYPE_ID:
+      case SPV_OPERAND_TYPE_TYPE_ID:
+      case SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID:
+      case SPV_OPERAND_TYPE_SCOPE_ID:
+        mark(ids.used, inst->words[op.offset]);
+        break;
+      default:
+        break;
+    }
+  }
+  return SPV_SUCCESS;
+}
+
+void checkIdsDefined(std::span<const uint32_t> words, const std::string &name) {
+  std::unique_ptr<spv_context_t, void (*)(spv_context)> context(
+      spvContextCreate(SPV_ENV_UNIVERSAL_1_5), spvContextDestroy);
+  IdUse ids;
+  spv_diagnostic diagnostic = nullptr;
+  spv_result_t r = spvBinaryParse(context.get(), &ids, words.data(), words.size(), nullptr,
+                                  recordIds, &diagnostic);
+  std::string message = diagnostic && diagnostic->error ? diagnostic->error : "";
+  spvDiagnosticDestroy(diagnostic);
+  if (r != SPV_SUCCESS)
+    fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' cannot be parsed: {}", name, message);
+  for (size_t id = 0; id < ids.used.size(); ++id)
+    if (ids.used[id] && (id >= ids.defined.size() || !ids.defined[id]))
+      fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' uses id %{}, which it never defines",
+           name, id);
+}
+
+}  // namespace
+
+void checkTranslatable(std::span<const uint32_t> words, const std::string &name) {
+  checkAlignments(words, name);
+  checkIdsDefined(words, name);
 }
 
 }  // namespace xpurt::spirv

@@ -36,4 +36,9 @@ void checkSupported(const Preamble &preamble, std::span<const uint32_t> supporte
 // translator produces for valid programs, are returned as warnings.
 std::vector<std::string> validate(std::span<const uint32_t> words, const std::string &name);
 
+// Refuses what the validator lets through but the LLVM translator cannot take (it would abort
+// the process): alignments that are not powers of two, ids used but never defined. Throws
+// INVALID_MODULE.
+void checkTranslatable(std::span<const uint32_t> words, const std::string &name);
+
 }  // namespace xpurt::spirv

@@ -245,6 +245,34 @@ TEST_P(SpirvTest, LaunchesThatDoNotMatchTheKernelAreRefused) {
   queue.sync();
 }
 
+TEST_P(SpirvTest, PrintfWritesToTheProcessOutput) {
+  Array<float, AllocType::Shared> values(device, 2);
+  values.hostPtr()[0] = 1.5f;
+  values.hostPtr()[1] = -2.25f;
+  testing::internal::CaptureStdout();
+  queue.launch(Kernel(spirv, "print_values"), Range(2).local(1), {values});
+  queue.sync();
+  std::fflush(stdout);
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("item 0: 1.50 first\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("item 1: -2.25 next\n"), std::string::npos) << out;
+}
+
+TEST_P(SpirvTest, SpecializationConstantsComeFromModuleOptions) {
+  auto run = [&](Module &m) {
+    Array<int32_t, AllocType::Shared> out(device, 4);
+    queue.launch(Kernel(m, "spec_constant"), Range(4), {out});
+    queue.sync();
+    return out.hostPtr()[3];
+  };
+  EXPECT_EQ(run(spirv), 30);  // the default
+  ModuleOptions options;
+  options.specConstants = {{7, 5}};
+  Module specialised(device, "xpurt_test_spirv", options);
+  EXPECT_EQ(run(specialised), 50);
+  EXPECT_EQ(run(spirv), 30);  // a module of other options is another module
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(SpirvTest);
 
 }  // namespace

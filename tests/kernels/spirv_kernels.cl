@@ -96,3 +96,16 @@ XPURT_TASK_KERNEL(4) void task_ids(global struct TaskRecord *p) {
   o[4] = taskIndex0 + 10 * taskIndex1 + 100 * taskIndex2;
   o[5] = taskCount0 + 10 * taskCount1 + 100 * taskCount2;
 }
+
+kernel void print_values(global const float *values) {
+  size_t i = get_global_id(0);
+  printf("item %d: %.2f %s\n", (int)i, values[i], i == 0 ? "first" : "next");
+}
+
+// A specialization constant (what SYCL emits; OpenCL C reaches it through the translator's
+// __spirv_SpecConstant convention): id 7, default 3.
+int __spirv_SpecConstant(int id, int value);
+
+kernel void spec_constant(global int *out) {
+  out[get_global_id(0)] = __spirv_SpecConstant(7, 3) * 10;
+}
