@@ -1,5 +1,7 @@
 #include "barrier_regions.hpp"
 
+#include "uniformity.hpp"
+
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
@@ -133,6 +135,19 @@ Regions splitAtBarriers(llvm::Function &kernel) {
     reach.after.push_back(reachableFrom(b->getSingleSuccessor()));
   }
 
+  // Values the same for every work-item are kept once per group.
+  Uniformity uniformity(kernel);
+  std::set<const llvm::Value *> analysed;
+  for (llvm::Instruction &i : llvm::instructions(kernel)) analysed.insert(&i);
+  std::set<const llvm::AllocaInst *> uniformAllocas;
+  auto isUniform = [&](const llvm::Instruction &i) {
+    if (analysed.count(&i)) return uniformity.uniform(&i);
+    // Made by the demotion below: a reload of a group-wide value is group-wide.
+    auto *load = llvm::dyn_cast<llvm::LoadInst>(&i);
+    auto *from = load ? llvm::dyn_cast<llvm::AllocaInst>(load->getPointerOperand()) : nullptr;
+    return from && uniformAllocas.count(from);
+  };
+
   // SSA values used after a barrier that may separate them from their definition go to memory.
   // Until none is left: the reload of a demoted phi is itself a value that may cross.
   llvm::Instruction *allocaPoint = &*kernel.getEntryBlock().getFirstInsertionPt();
@@ -155,36 +170,88 @@ Regions splitAtBarriers(llvm::Function &kernel) {
     }
     if (crossing.empty()) break;
     for (llvm::Instruction *i : crossing) {
+      bool uniform = isUniform(*i);
+      llvm::AllocaInst *slot = nullptr;
       if (auto *phi = llvm::dyn_cast<llvm::PHINode>(i))
-        llvm::DemotePHIToStack(phi, allocaPoint);
+        slot = llvm::DemotePHIToStack(phi, allocaPoint);
       else
-        llvm::DemoteRegToStack(*i, false, allocaPoint);
+        slot = llvm::DemoteRegToStack(*i, false, allocaPoint);
+      if (uniform && slot) uniformAllocas.insert(slot);
     }
   }
 
-  // Private variables touched on both sides of a barrier get a slot per work-item.
+  // Private variables touched on both sides of a barrier get a slot per work-item; demoted
+  // group-wide values one slot per group, after the per-work-item slots.
   Regions regions;
-  llvm::Function *slot =
-      placeholder(m, kPrivateSlot, {llvm::Type::getInt64Ty(c), llvm::Type::getInt64Ty(c)});
-  std::vector<llvm::AllocaInst *> allocas;
+  llvm::Type *i64 = llvm::Type::getInt64Ty(c);
+  llvm::Function *slot = placeholder(m, kPrivateSlot, {i64, i64});
+  llvm::Function *groupSlot = placeholder(m, kUniformSlot, {i64, i64});
+  std::vector<llvm::AllocaInst *> allocas, groupWide;
   for (llvm::Instruction &i : llvm::instructions(kernel))
     if (auto *a = llvm::dyn_cast<llvm::AllocaInst>(&i)) allocas.push_back(a);
+  auto replace = [](llvm::AllocaInst *a, llvm::Function *with, uint64_t x, uint64_t y) {
+    llvm::IRBuilder<> b(a);
+    llvm::Value *p = b.CreateCall(with, {b.getInt64(x), b.getInt64(y)});
+    if (p->getType() != a->getType()) p = b.CreatePointerBitCastOrAddrSpaceCast(p, a->getType());
+    a->replaceAllUsesWith(p);
+    a->eraseFromParent();
+  };
+  auto sizeOf = [&](llvm::AllocaInst *a) {
+    auto size = a->getAllocationSizeInBits(layout);
+    return size ? *size / 8 : 8;
+  };
+  // The blocks of each region: a group-wide slot must not be both read and written in one
+  // region, where a work-item would read what the one before it wrote.
+  std::vector<BlockSet> regionBlocks;
+  {
+    BlockSet barrierBlocks(barriers.begin(), barriers.end());
+    std::vector<const llvm::BasicBlock *> entries{&kernel.getEntryBlock()};
+    for (llvm::BasicBlock *b : barriers) entries.push_back(b->getSingleSuccessor());
+    for (const llvm::BasicBlock *e : entries) {
+      BlockSet blocks{e};
+      std::vector<const llvm::BasicBlock *> work{e};
+      while (!work.empty()) {
+        const llvm::BasicBlock *x = work.back();
+        work.pop_back();
+        for (const llvm::BasicBlock *next : llvm::successors(x))
+          if (!barrierBlocks.count(next) && blocks.insert(next).second) work.push_back(next);
+      }
+      regionBlocks.push_back(std::move(blocks));
+    }
+  }
+  auto readAndWrittenInOneRegion = [&](llvm::AllocaInst *a) {
+    for (const BlockSet &blocks : regionBlocks) {
+      bool reads = false, writes = false;
+      for (const llvm::User *u : a->users()) {
+        auto *i = llvm::dyn_cast<llvm::Instruction>(u);
+        if (!i || !blocks.count(i->getParent())) continue;
+        reads = reads || llvm::isa<llvm::LoadInst>(i);
+        writes = writes || !llvm::isa<llvm::LoadInst>(i);
+      }
+      if (reads && writes) return true;
+    }
+    return false;
+  };
   for (llvm::AllocaInst *a : allocas) {
     auto blocks = accessBlocks(*a);
     bool crosses = false;
     for (const llvm::BasicBlock *x : blocks)
       for (const llvm::BasicBlock *y : blocks) crosses = crosses || reach.crosses(x, y);
     if (!crosses) continue;
-    auto size = a->getAllocationSizeInBits(layout);
-    uint64_t bytes = size ? *size / 8 : 8;
-    uint64_t align = std::max<uint64_t>(a->getAlign().value(), 4);
+    if (uniformAllocas.count(a) && !readAndWrittenInOneRegion(a)) {
+      groupWide.push_back(a);
+      continue;
+    }
+    uint64_t bytes = sizeOf(a), align = std::max<uint64_t>(a->getAlign().value(), 4);
     uint64_t at = (regions.privateBytesPerItem + align - 1) / align * align;
-    llvm::IRBuilder<> b(a);
-    llvm::Value *p = b.CreateCall(slot, {b.getInt64(at), b.getInt64(bytes)});
-    if (p->getType() != a->getType()) p = b.CreatePointerBitCastOrAddrSpaceCast(p, a->getType());
-    a->replaceAllUsesWith(p);
-    a->eraseFromParent();
+    replace(a, slot, at, bytes);
     regions.privateBytesPerItem = at + bytes;
+  }
+  regions.privateBytesPerItem = (regions.privateBytesPerItem + 15) / 16 * 16;
+  for (llvm::AllocaInst *a : groupWide) {
+    uint64_t at = (regions.privateBytesPerGroup + 15) / 16 * 16;
+    regions.privateBytesPerGroup = at + sizeOf(a);
+    replace(a, groupSlot, regions.privateBytesPerItem, at);
   }
 
   // One function per region: the kernel's body entered at the region's first block, each
@@ -217,7 +284,9 @@ Regions splitAtBarriers(llvm::Function &kernel) {
       for (llvm::Instruction &i : *oldEntry) {
         auto *call = llvm::dyn_cast<llvm::CallInst>(&i);
         bool cast = llvm::isa<llvm::CastInst>(i) && kept.count(i.getOperand(0));
-        if (llvm::isa<llvm::AllocaInst>(i) || (call && call->getCalledFunction() == slot) || cast) {
+        bool placed =
+            call && (call->getCalledFunction() == slot || call->getCalledFunction() == groupSlot);
+        if (llvm::isa<llvm::AllocaInst>(i) || placed || cast) {
           keep.push_back(&i);
           kept.insert(&i);
         }

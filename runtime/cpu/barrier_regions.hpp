@@ -17,8 +17,11 @@ namespace xpurt::cpu {
 //   ptr xpurt.wi.local_base()                  the group's __local memory
 //   ptr xpurt.wi.private_slot(i64 p, i64 size) this work-item's copy of a value that lives
 //                                              across a barrier: base + p * items + id * size
+//   ptr xpurt.wi.group_slot(i64 q, i64 p)     a value the same for all work-items, kept once:
+//                                              base + q * items + p
 inline constexpr const char *kLocalBase = "xpurt.wi.local_base";
 inline constexpr const char *kPrivateSlot = "xpurt.wi.private_slot";
+inline constexpr const char *kUniformSlot = "xpurt.wi.group_slot";
 
 bool isBarrierName(llvm::StringRef name);
 bool hasBarrier(const llvm::Function &kernel);
@@ -27,7 +30,8 @@ struct Regions {
   // Region i starts at the kernel's entry (i = 0) or after barrier i - 1. Each takes the
   // kernel's arguments and returns the region to run next, or -1 when the kernel is done.
   std::vector<llvm::Function *> functions;
-  uint64_t privateBytesPerItem = 0;
+  uint64_t privateBytesPerItem = 0;   // values kept per work-item
+  uint64_t privateBytesPerGroup = 0;  // values the same for all, after the per-item ones
 };
 
 // `kernel` must be flat (everything it calls inlined). It is left in place, unused.

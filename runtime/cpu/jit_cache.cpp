@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'X', 'P', 'U', 'R', 'T', 'J', 'I', 'T'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 
 uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull) {
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
@@ -95,6 +95,7 @@ std::string serialize(const CompiledKernels &k, const std::string &object) {
     const KernelLayout &l = k.layouts.at(info.name);
     w.u64(l.staticLocalBytes);
     w.u64(l.privateBytesPerItem);
+    w.u64(l.privateBytesPerGroup);
     w.u32(l.regions);
   }
   w.str(object);
@@ -122,6 +123,7 @@ std::optional<CacheEntry> deserialize(std::string_view payload) {
     KernelLayout l;
     l.staticLocalBytes = r.u64();
     l.privateBytesPerItem = r.u64();
+    l.privateBytesPerGroup = r.u64();
     l.regions = r.u32();
     e.kernels.layouts[info.name] = l;
     e.kernels.kernels.push_back(std::move(info));

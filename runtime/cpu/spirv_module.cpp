@@ -65,8 +65,10 @@ char *privateMemory(size_t bytes) {
 
 // Runs every work-group of the range, in parallel over the device's arena.
 void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange &r,
-                   size_t localBytes, size_t privateBytesPerItem) {
-  size_t privateBytes = privateBytesPerItem * r.localSize[0] * r.localSize[1] * r.localSize[2];
+                   size_t localBytes, const KernelLayout &layout) {
+  size_t privateBytes =
+      layout.privateBytesPerItem * r.localSize[0] * r.localSize[1] * r.localSize[2] +
+      layout.privateBytesPerGroup;
   uint64_t numGroups[3];
   for (int d = 0; d < 3; ++d)
     numGroups[d] = (r.globalSize[d] + r.localSize[d] - 1) / r.localSize[d];
@@ -124,7 +126,7 @@ class SpirvKernel final : public CpuKernel {
     }
     r.workDim = dims[2] > 1 ? 3 : dims[1] > 1 ? 2 : 1;
     void *const args[1] = {&params};
-    runWorkGroups(fn_, args, r, layout_.staticLocalBytes, layout_.privateBytesPerItem);
+    runWorkGroups(fn_, args, r, layout_.staticLocalBytes, layout_);
   }
 
   void checkLaunch(const core::KernelArgs &given, core::NDRange &range) const override {
@@ -162,7 +164,7 @@ class SpirvKernel final : public CpuKernel {
         args[i] = const_cast<std::byte *>(given.data.data() + a.offset);
       }
     }
-    runWorkGroups(fn_, args.data(), range, localBytes, layout_.privateBytesPerItem);
+    runWorkGroups(fn_, args.data(), range, localBytes, layout_);
   }
 
  private:

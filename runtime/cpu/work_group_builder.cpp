@@ -132,9 +132,15 @@ void replaceWorkItemCalls(const std::vector<llvm::BasicBlock *> &blocks, const C
   for (llvm::CallInst *call : calls) {
     IRBuilder<> b(call);
     llvm::StringRef callee = call->getCalledFunction()->getName();
-    if (callee == kLocalBase || callee == kPrivateSlot) {
+    if (callee == kLocalBase || callee == kPrivateSlot || callee == kUniformSlot) {
       Value *p = ctx.localMemory;
-      if (callee == kPrivateSlot) {
+      if (callee == kUniformSlot) {
+        const auto &e = ctx.enqueuedLocalSize;
+        Value *items = b.CreateMul(b.CreateMul(e[0], e[1]), e[2]);
+        Value *offset =
+            b.CreateAdd(b.CreateMul(call->getArgOperand(0), items), call->getArgOperand(1));
+        p = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.privateMemory, offset);
+      } else if (callee == kPrivateSlot) {
         // Structure of arrays: a work-item's copies are consecutive, so vectors load them.
         const auto &e = ctx.enqueuedLocalSize;
         Value *items = b.CreateMul(b.CreateMul(e[0], e[1]), e[2]);
@@ -339,6 +345,7 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
   }
   Regions regions = splitAtBarriers(kernel);
   layout.privateBytesPerItem = regions.privateBytesPerItem;
+  layout.privateBytesPerGroup = regions.privateBytesPerGroup;
   layout.regions = static_cast<uint32_t>(regions.functions.size());
   Value *next = b.CreateAlloca(b.getInt32Ty(), nullptr, "next.region");
   b.CreateStore(b.getInt32(0), next);

@@ -16,9 +16,10 @@ namespace xpurt::cpu {
 
 // The memory a kernel's work-groups need besides their arguments' __local memory.
 struct KernelLayout {
-  uint64_t staticLocalBytes = 0;     // static __local variables, at the start of local memory
-  uint64_t privateBytesPerItem = 0;  // values kept per work-item across barriers
-  uint32_t regions = 1;              // 1 + the number of barriers
+  uint64_t staticLocalBytes = 0;      // static __local variables, at the start of local memory
+  uint64_t privateBytesPerItem = 0;   // values kept per work-item across barriers
+  uint64_t privateBytesPerGroup = 0;  // values the same for all work-items, kept once
+  uint32_t regions = 1;               // 1 + the number of barriers
 };
 
 // Throws UNSUPPORTED for what the CPU JIT cannot run (named), INVALID_MODULE for bad input.

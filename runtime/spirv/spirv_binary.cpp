@@ -214,6 +214,7 @@ namespace {
 // second (see validate) must not let the first through.
 struct IdUse {
   std::vector<bool> defined, used;
+  size_t badString = 0;  // word offset of a string whose padding is not zero, + 1
 };
 
 spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
@@ -232,6 +233,17 @@ spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
       case SPV_OPERAND_TYPE_SCOPE_ID:
         mark(ids.used, inst->words[op.offset]);
         break;
+      case SPV_OPERAND_TYPE_LITERAL_STRING: {
+        // The translator insists that the bytes after the terminating NUL are NUL too.
+        bool ended = false;
+        for (uint16_t w = 0; w < op.num_words; ++w)
+          for (int b = 0; b < 4; ++b) {
+            char c = static_cast<char>((inst->words[op.offset + w] >> (8 * b)) & 0xff);
+            if (ended && c) ids.badString = op.offset + 1;
+            ended = ended || !c;
+          }
+        break;
+      }
       default:
         break;
     }
@@ -250,6 +262,9 @@ void checkIdsDefined(std::span<const uint32_t> words, const std::string &name) {
   spvDiagnosticDestroy(diagnostic);
   if (r != SPV_SUCCESS)
     fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' cannot be parsed: {}", name, message);
+  if (ids.badString)
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "SPIR-V module '{}': a string literal is not padded with zero bytes", name);
   for (size_t id = 0; id < ids.used.size(); ++id)
     if (ids.used[id] && (id >= ids.defined.size() || !ids.defined[id]))
       fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' uses id %{}, which it never defines",
