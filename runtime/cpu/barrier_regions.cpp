@@ -12,6 +12,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
 
+#include <map>
 #include <set>
 
 namespace xpurt::cpu {
@@ -45,14 +46,47 @@ BlockSet reaching(const llvm::BasicBlock *end) {
 
 // For each barrier: the blocks that can reach it and the blocks reachable after it.
 struct BarrierReach {
+  std::vector<const llvm::BasicBlock *> barriers;
   std::vector<BlockSet> before, after;
 
-  // Could a value made in `def` be used in `use` after some barrier has been passed?
+  // Could memory written in `def` be read in `use` after some barrier has been passed?
   bool crosses(const llvm::BasicBlock *def, const llvm::BasicBlock *use) const {
     for (size_t i = 0; i < before.size(); ++i)
       if (before[i].count(def) && after[i].count(use)) return true;
     return false;
   }
+
+  // Could an SSA value defined in `def` reach `use` through a barrier? Only along paths that
+  // do not run `def` again, which would define the value anew.
+  bool valueCrosses(const llvm::BasicBlock *def, const llvm::BasicBlock *use) {
+    auto [it, fresh] = valueReach_.try_emplace(def);
+    if (fresh) {
+      BlockSet first = avoiding(def, llvm::successors(def));
+      for (const llvm::BasicBlock *b : barriers)
+        if (first.count(b)) {
+          BlockSet later = avoiding(def, llvm::successors(b));
+          it->second.insert(later.begin(), later.end());
+        }
+    }
+    return it->second.count(use) > 0;
+  }
+
+ private:
+  template <class Range>
+  static BlockSet avoiding(const llvm::BasicBlock *skip, Range starts) {
+    BlockSet seen;
+    std::vector<const llvm::BasicBlock *> work;
+    for (const llvm::BasicBlock *s : starts)
+      if (s != skip && seen.insert(s).second) work.push_back(s);
+    while (!work.empty()) {
+      const llvm::BasicBlock *x = work.back();
+      work.pop_back();
+      for (const llvm::BasicBlock *next : llvm::successors(x))
+        if (next != skip && seen.insert(next).second) work.push_back(next);
+    }
+    return seen;
+  }
+  std::map<const llvm::BasicBlock *, BlockSet> valueReach_;
 };
 
 const llvm::BasicBlock *useBlock(const llvm::Use &u) {
@@ -131,6 +165,7 @@ Regions splitAtBarriers(llvm::Function &kernel) {
 
   BarrierReach reach;
   for (llvm::BasicBlock *b : barriers) {
+    reach.barriers.push_back(b);
     reach.before.push_back(reaching(b));
     reach.after.push_back(reachableFrom(b->getSingleSuccessor()));
   }
@@ -162,7 +197,7 @@ Regions splitAtBarriers(llvm::Function &kernel) {
         auto *user = llvm::cast<llvm::Instruction>(u.getUser());
         bool sameBlockAfter =
             use == i.getParent() && (llvm::isa<llvm::PHINode>(user) || i.comesBefore(user));
-        if (!sameBlockAfter && reach.crosses(i.getParent(), use)) {
+        if (!sameBlockAfter && reach.valueCrosses(i.getParent(), use)) {
           crossing.push_back(&i);
           break;
         }
