@@ -1,4 +1,5 @@
-// Built against the installed package only: doubles eight values on the default device.
+// Built against the installed package only: doubles eight values with a native kernel, then
+// triples them with a SPIR-V kernel, on the default device.
 #include <xpurt/xpurt.hpp>
 
 #include <cstdio>
@@ -16,8 +17,14 @@ int main() try {
   queue.launch(kernel, array, values.size());
   queue.copyToHost(array);
   queue.sync();
+  // And a SPIR-V kernel built by xpurt_add_spirv_module in this project.
+  xpurt::Module spirv(device, "consumer_spirv");
+  queue.copyToDevice(array);
+  queue.launch(xpurt::Kernel(spirv, "triple"), array, 1);
+  queue.copyToHost(array);
+  queue.sync();
   for (size_t i = 0; i < values.size(); ++i)
-    if (values[i] != 2 * int(i + 1)) {
+    if (values[i] != 6 * int(i + 1)) {
       std::printf("values[%zu] = %d\n", i, values[i]);
       return 1;
     }
