@@ -1,6 +1,7 @@
 #include "work_group_builder.hpp"
 
 #include "barrier_regions.hpp"
+#include "bounds_checks.hpp"
 #include "builtin_library.hpp"
 #include "builtin_lowering.hpp"
 #include "core/error.hpp"
@@ -294,6 +295,8 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
                body.getName().str());
   auto blocks = loopBody(innerBody, latches[0]);
   replaceWorkItemCalls(blocks, ctx, ids);
+  if (auto unchecked = splitBoundsChecks(blocks, phis[0], latches[0], ctx.localSize[0]))
+    markParallel(c, unchecked->body, unchecked->latchBranch);
   markParallel(c, blocks, innerLatchBranch);
   return exits[2];
 }

@@ -18,8 +18,11 @@ class SpirvTest : public DeviceTest {
 double ulps(float got, double want) {
   if (std::isnan(want)) return std::isnan(got) ? 0 : 1e9;
   if (std::isinf(want)) return got == want ? 0 : 1e9;
-  double ulp = std::ldexp(1.0, std::ilogb(static_cast<float>(want)) - 23);
-  if (want == 0) ulp = std::numeric_limits<float>::denorm_min();
+  float w = static_cast<float>(want);
+  // The spacing of floats around want; for 0 and denormals, the smallest denormal.
+  double ulp = w == 0 || std::fpclassify(w) == FP_SUBNORMAL
+                   ? std::numeric_limits<float>::denorm_min()
+                   : std::ldexp(1.0, std::ilogb(w) - 23);
   return std::fabs(got - want) / ulp;
 }
 
