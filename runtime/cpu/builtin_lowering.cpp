@@ -54,20 +54,10 @@ bool parseType(const std::string &s, size_t &at, std::vector<std::string> &subs,
     std::vector<std::string> unused;
     return parseType(subs[index], sub, unused, codes);
   }
-  if (s[at] == 'U') {  // vendor qualifier on its own, e.g. U7_Atomici
-    ++at;
-    size_t len = 0;
-    while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at])))
-      len = len * 10 + static_cast<size_t>(s[at++] - '0');
-    at += len;
-    bool ok = parseType(s, at, subs, codes);
-    subs.push_back(s.substr(start, at - start));
-    return ok;
-  }
-  if (s[at] == 'P' || s[at] == 'K' || s[at] == 'V') {  // pointers and qualifiers
-    ++at;
-    if (s.compare(at, 1, "U") == 0) {  // vendor qualifier, e.g. U3AS1
-      ++at;
+  // Pointers, qualifiers and vendor qualifiers (U3AS1 for address spaces, U7_Atomic): each is a
+  // substitution candidate of its own, after the type it qualifies.
+  if (s[at] == 'P' || s[at] == 'K' || s[at] == 'V' || s[at] == 'U') {
+    if (s[at++] == 'U') {
       size_t len = 0;
       while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at])))
         len = len * 10 + static_cast<size_t>(s[at++] - '0');
@@ -400,7 +390,7 @@ void defineVectorizableMath(llvm::Module &m) {
   }
 }
 
-void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName) {
+void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName, bool beforeLibrary) {
   std::vector<std::string> missing;
   for (llvm::Function &f : m) {
     if (!f.isDeclaration() || f.use_empty() || f.isIntrinsic()) continue;
@@ -411,6 +401,11 @@ void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName) {
     auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", &f);
     IRBuilder<> b(entry);
     const std::string &n = mangled->name;
+    // Before the library is linked, only what it never defines (its conversions win).
+    if (beforeLibrary && n.rfind("convert_", 0) == 0) {
+      entry->eraseFromParent();
+      continue;
+    }
     if (n.rfind("convert_", 0) == 0)
       result = convert(b, f, *mangled);
     else if (n.rfind("atomic_load", 0) == 0 || n.rfind("atomic_store", 0) == 0 ||
@@ -422,7 +417,7 @@ void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName) {
       result = body->second(b, f, *mangled);
     if (!result) {
       entry->eraseFromParent();
-      missing.push_back(f.getName().str());
+      if (!beforeLibrary) missing.push_back(f.getName().str());
       continue;
     }
     if (f.getReturnType()->isVoidTy()) {

@@ -14,8 +14,10 @@ namespace xpurt::cpu {
 // builtin library.
 void defineVectorizableMath(llvm::Module &m);
 
-// Gives a body to every used OpenCL builtin that is only declared in `m`; throws UNSUPPORTED
-// listing any it cannot provide.
-void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName);
+// Gives a body to every used OpenCL builtin that is only declared in `m`. Before the library
+// is linked (beforeLibrary) it defines only what libclc leaves to its consumer anyway, so a
+// kernel that needs nothing else skips reading the library; after, it throws UNSUPPORTED
+// listing any builtin it cannot provide.
+void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName, bool beforeLibrary);
 
 }  // namespace xpurt::cpu

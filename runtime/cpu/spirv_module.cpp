@@ -242,6 +242,14 @@ class SpirvModule final : public core::Module {
 // SPIR-V -> LLVM -> work-group functions -> optimised machine code.
 CacheEntry compile(std::span<const std::byte> bytes, const std::string &name,
                    const core::ModuleOptions &options) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point mark = Clock::now();
+  auto lap = [&] {  // milliseconds since the previous lap
+    Clock::time_point now = Clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - mark).count();
+    mark = now;
+    return ms;
+  };
   std::vector<uint32_t> words = spirv::toWords(bytes, name);
   spirv::Preamble preamble = spirv::readPreamble(words, name);
   spirv::checkSupported(preamble, kCpuCapabilities, "CPU", name);
@@ -250,6 +258,7 @@ CacheEntry compile(std::span<const std::byte> bytes, const std::string &name,
   if (!options.buildFlags.empty())
     core::log().info("module '{}': build flags '{}' do not apply to the CPU JIT", name,
                      options.buildFlags);
+  double checked = lap();
   JitEngine &engine = JitEngine::instance();
   llvm::LLVMContext context;
   context.setOpaquePointers(true);  // else reading typed bitcode first would make it typed
@@ -257,9 +266,12 @@ CacheEntry compile(std::span<const std::byte> bytes, const std::string &name,
       spirv::readModule(context, words, options.specConstants, name);
   CacheEntry entry;
   entry.kernels.kernels = spirv::reflectKernels(*module);
+  double read = lap();
   entry.kernels.layouts = buildWorkGroupFunctions(*module, entry.kernels.kernels,
                                                   engine.dataLayout(), engine.triple(), name);
+  double lowered = lap();
   engine.optimize(*module);
+  double optimised = lap();
   if (auto dump = core::envValue("XPURT_JIT_DUMP_DIR")) {  // for looking at what the JIT made
     std::error_code ec;
     std::string file =
@@ -268,8 +280,13 @@ CacheEntry compile(std::span<const std::byte> bytes, const std::string &name,
     llvm::raw_fd_ostream out(file, ec);
     if (!ec) module->print(out, nullptr);
     core::log().info("JIT IR of '{}' written to {}", name, file);
+    lap();
   }
   entry.object = engine.emitObject(*module, name);
+  core::log().debug(
+      "JIT of '{}': checks {:.1f} ms, read {:.1f} ms, lowering {:.1f} ms, O3 {:.1f} ms, code "
+      "generation {:.1f} ms",
+      name, checked, read, lowered, optimised, lap());
   return entry;
 }
 

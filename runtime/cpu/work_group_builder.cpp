@@ -229,8 +229,10 @@ std::vector<llvm::BasicBlock *> loopBody(llvm::BasicBlock *body, llvm::BasicBloc
 
 // Work-items of a group are independent between barriers: tell the vectoriser that the loop
 // over them carries no memory dependence.
+// vectorise = false: the loop runs rarely (the checked copy that only groups straddling a
+// bound take); keep it scalar rather than spend compile time on vector code for it.
 void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &body,
-                  llvm::BranchInst *latchBranch) {
+                  llvm::BranchInst *latchBranch, bool vectorise = true) {
   llvm::MDNode *group = llvm::MDNode::getDistinct(c, {});
   for (llvm::BasicBlock *bb : body)
     for (llvm::Instruction &i : *bb) {
@@ -242,7 +244,15 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
     }
   llvm::MDNode *parallel =
       llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group});
-  auto loopId = llvm::MDNode::getDistinct(c, {nullptr, parallel});
+  std::vector<llvm::Metadata *> properties{nullptr, parallel};
+  if (!vectorise) {
+    properties.push_back(
+        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
+                              llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))}));
+    properties.push_back(
+        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")}));
+  }
+  auto loopId = llvm::MDNode::getDistinct(c, properties);
   loopId->replaceOperandWith(0, loopId);
   latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
 }
@@ -295,9 +305,9 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
                body.getName().str());
   auto blocks = loopBody(innerBody, latches[0]);
   replaceWorkItemCalls(blocks, ctx, ids);
-  if (auto unchecked = splitBoundsChecks(blocks, phis[0], latches[0], ctx.localSize[0]))
-    markParallel(c, unchecked->body, unchecked->latchBranch);
-  markParallel(c, blocks, innerLatchBranch);
+  auto unchecked = splitBoundsChecks(blocks, phis[0], latches[0], ctx.localSize[0]);
+  if (unchecked) markParallel(c, unchecked->body, unchecked->latchBranch);
+  markParallel(c, blocks, innerLatchBranch, !unchecked);
   return exits[2];
 }
 
@@ -424,14 +434,20 @@ std::map<std::string, KernelLayout> buildWorkGroupFunctions(
   }
 
   defineVectorizableMath(m);
-  if (llvm::Linker::linkModules(m, loadBuiltinLibrary(m.getContext()),
-                                llvm::Linker::LinkOnlyNeeded))
+  defineMissingBuiltins(m, name, /*beforeLibrary=*/true);
+  // Reading the library costs milliseconds: only when the kernels call a builtin it may have.
+  bool needsLibrary = false;
+  for (const llvm::Function &f : m)
+    needsLibrary =
+        needsLibrary || (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z"));
+  if (needsLibrary && llvm::Linker::linkModules(m, loadBuiltinLibrary(m.getContext()),
+                                                llvm::Linker::LinkOnlyNeeded))
     core::fail(XPURT_ERROR_UNKNOWN, "linking module '{}' with the OpenCL builtin library failed",
                name);
   // Library functions may use work-item functions and barriers too.
   renameWorkItemFunctions(m);
   inlineWorkItemUsers(m);
-  defineMissingBuiltins(m, name);
+  defineMissingBuiltins(m, name, /*beforeLibrary=*/false);
   runAlwaysInliner(m);
   uint64_t staticLocalBytes = lowerStaticLocals(m);
 
