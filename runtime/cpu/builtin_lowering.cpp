@@ -366,6 +366,39 @@ const std::map<std::string, Body> &bodies() {
 
 }  // namespace
 
+void redirectGenericPointers(llvm::Module &m) {
+  std::vector<llvm::Function *> generic;
+  for (llvm::Function &f : m)
+    if (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z") &&
+        f.getName().contains("PU3AS4"))
+      generic.push_back(&f);
+  for (llvm::Function *f : generic) {
+    std::string name = f->getName().str();
+    for (size_t at; (at = name.find("PU3AS4")) != std::string::npos;) name[at + 5] = '1';
+    std::vector<llvm::Type *> params;
+    for (llvm::Type *t : f->getFunctionType()->params())
+      params.push_back(t->isPointerTy() && t->getPointerAddressSpace() == 4
+                           ? llvm::PointerType::get(m.getContext(), 1)
+                           : t);
+    auto global = m.getOrInsertFunction(
+        name, llvm::FunctionType::get(f->getReturnType(), params, false), f->getAttributes());
+    auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", f);
+    IRBuilder<> b(entry);
+    std::vector<Value *> args;
+    for (llvm::Argument &a : f->args())
+      args.push_back(a.getType()->isPointerTy() && a.getType()->getPointerAddressSpace() == 4
+                         ? b.CreateAddrSpaceCast(&a, llvm::PointerType::get(m.getContext(), 1))
+                         : static_cast<Value *>(&a));
+    Value *r = b.CreateCall(global, args);
+    if (f->getReturnType()->isVoidTy())
+      b.CreateRetVoid();
+    else
+      b.CreateRet(r);
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+}
+
 void defineVectorizableMath(llvm::Module &m) {
   static const std::map<std::string, llvm::Intrinsic::ID> math = {{"sin", llvm::Intrinsic::sin},
                                                                   {"cos", llvm::Intrinsic::cos},

@@ -9,6 +9,11 @@
 
 namespace xpurt::cpu {
 
+// Builtins on generic pointers (OpenCL C 2.0: vload/vstore, sincos, frexp, ... on
+// `__generic T *`), which libclc's SPIR-V library lacks, call its __global variants: on the CPU
+// every address space is the same memory. Run before linking the builtin library.
+void redirectGenericPointers(llvm::Module &m);
+
 // sin, cos, exp, log and pow become LLVM intrinsics rather than libclc's scalar code: the
 // vectoriser maps those to glibc's libmvec (within OpenCL's ulp limits). Run before linking the
 // builtin library.

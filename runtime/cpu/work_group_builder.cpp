@@ -434,6 +434,7 @@ std::map<std::string, KernelLayout> buildWorkGroupFunctions(
   }
 
   defineVectorizableMath(m);
+  redirectGenericPointers(m);
   defineMissingBuiltins(m, name, /*beforeLibrary=*/true);
   // Reading the library costs milliseconds: only when the kernels call a builtin it may have.
   bool needsLibrary = false;

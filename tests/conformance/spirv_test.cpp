@@ -248,6 +248,40 @@ TEST_P(SpirvTest, LaunchesThatDoNotMatchTheKernelAreRefused) {
   queue.sync();
 }
 
+TEST_P(SpirvTest, BuiltinsWithGenericPointersAndFromEachFamily) {
+  constexpr int n = 32;
+  Array<float, AllocType::Shared> in(device, 4 * n), out(device, 4 * n + 8 * n);
+  Array<int32_t, AllocType::Shared> ints(device, 2 * n), counter(device, 1);
+  for (int i = 0; i < 4 * n; ++i) in.hostPtr()[i] = static_cast<float>(i % 9) * 0.5f - 2.0f;
+  counter.hostPtr()[0] = 0;
+  queue.launch(Kernel(spirv, "builtin_mix"), Range(n).local(8), {out, in, ints, counter});
+  queue.sync();
+  EXPECT_EQ(counter.hostPtr()[0], 2 * n);
+  for (int i = 0; i < n; ++i) {
+    const float *v = in.hostPtr() + 4 * i;
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(out.hostPtr()[4 * i + k], 2.0f * v[k]);
+    const float *o = out.hostPtr() + 4 * n + 8 * i;
+    int e = 0;
+    float m = std::frexp(v[1] + 3.0f, &e);
+    EXPECT_NEAR(o[0], std::sin(v[0]), 1e-6f);
+    EXPECT_NEAR(o[1], std::cos(v[0]), 1e-6f);
+    EXPECT_EQ(o[2], m);
+    EXPECT_EQ(o[3], static_cast<float>(e));
+    EXPECT_NEAR(o[4], std::sqrt(14.0f), 1e-5f);
+    EXPECT_NEAR(o[5], 1.0f * v[1] - 2.0f * v[0], 1e-5f);
+    float len = std::sqrt(v[0] * v[0] + v[1] * v[1] + 1.0f);
+    EXPECT_NEAR(o[6], v[0] / len, 1e-5f);
+    float t = std::clamp(std::fabs(v[2]) / 4.0f, 0.0f, 1.0f);
+    EXPECT_NEAR(o[7], t * t * (3 - 2 * t), 1e-6f);
+    double big = static_cast<double>(v[3] * 1e10f);
+    int32_t sat = big >= 2147483647.0    ? INT32_MAX
+                  : big <= -2147483648.0 ? INT32_MIN
+                                         : static_cast<int32_t>(std::nearbyint(big));
+    EXPECT_EQ(ints.hostPtr()[2 * i], sat) << v[3];
+    EXPECT_EQ(ints.hostPtr()[2 * i + 1], static_cast<int32_t>(std::nearbyint(v[3] * 2.5f))) << v[3];
+  }
+}
+
 TEST_P(SpirvTest, PrintfWritesToTheProcessOutput) {
   Array<float, AllocType::Shared> values(device, 2);
   values.hostPtr()[0] = 1.5f;

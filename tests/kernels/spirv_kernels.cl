@@ -109,3 +109,28 @@ int __spirv_SpecConstant(int id, int value);
 kernel void spec_constant(global int *out) {
   out[get_global_id(0)] = __spirv_SpecConstant(7, 3) * 10;
 }
+
+// Builtins that take generic pointers in OpenCL C 2.0, and a few from each family.
+kernel void builtin_mix(global float *out, global const float *in, global int *ints,
+                        global atomic_int *counter) {
+  size_t i = get_global_id(0);
+  float4 v = vload4(i, in);                      // vector load
+  vstore4(v * 2.0f, i, out);                     // vector store
+  float c;
+  float s = sincos(in[4 * i], &c);               // generic pointer to private memory
+  int e;
+  float m = frexp(in[4 * i + 1] + 3.0f, &e);
+  float3 a = (float3)(1.0f, 2.0f, 3.0f), b = (float3)(v.x, v.y, 1.0f);
+  global float *o = out + 4 * get_global_size(0) + 8 * i;
+  o[0] = s;
+  o[1] = c;
+  o[2] = m;
+  o[3] = (float)e;
+  o[4] = length(a);
+  o[5] = cross(a, b).z;
+  o[6] = normalize(b).x;
+  o[7] = smoothstep(0.0f, 1.0f, fabs(v.z) / 4.0f);
+  ints[2 * i] = convert_int_sat_rte(v.w * 1e10f);
+  ints[2 * i + 1] = convert_int_rte(v.w * 2.5f);
+  atomic_fetch_add_explicit(counter, 2, memory_order_relaxed);
+}
