@@ -12,6 +12,7 @@
 #include "work_group_builder.hpp"
 
 #include <llvm/Support/raw_ostream.h>
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <chrono>
@@ -73,28 +74,42 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
   for (int d = 0; d < 3; ++d)
     numGroups[d] = (r.globalSize[d] + r.localSize[d] - 1) / r.localSize[d];
   uint64_t total = numGroups[0] * numGroups[1] * numGroups[2];
-  auto runGroup = [&](uint64_t linear) {
+  // A run of consecutive groups on one thread: the context is set up once, and the group id
+  // steps like an odometer instead of being divided out of a linear index per group.
+  auto runGroups = [&](const tbb::blocked_range<uint64_t> &range) {
     WorkGroupContext ctx{};
-    ctx.groupId[0] = linear % numGroups[0];
-    ctx.groupId[1] = linear / numGroups[0] % numGroups[1];
-    ctx.groupId[2] = linear / (numGroups[0] * numGroups[1]);
     for (int d = 0; d < 3; ++d) {
       ctx.enqueuedLocalSize[d] = r.localSize[d];
-      ctx.localSize[d] =
-          std::min(r.localSize[d], r.globalSize[d] - ctx.groupId[d] * r.localSize[d]);
       ctx.globalSize[d] = r.globalSize[d];
       ctx.globalOffset[d] = r.globalOffset[d];
       ctx.numGroups[d] = numGroups[d];
     }
     ctx.workDim = r.workDim;
-    fn(args, &ctx, localBytes ? localMemory(localBytes) : nullptr,
-       privateBytes ? privateMemory(privateBytes) : nullptr);
+    char *local = localBytes ? localMemory(localBytes) : nullptr;
+    char *priv = privateBytes ? privateMemory(privateBytes) : nullptr;
+    uint64_t first = range.begin();
+    ctx.groupId[0] = first % numGroups[0];
+    ctx.groupId[1] = first / numGroups[0] % numGroups[1];
+    ctx.groupId[2] = first / (numGroups[0] * numGroups[1]);
+    for (uint64_t g = first; g < range.end(); ++g) {
+      for (int d = 0; d < 3; ++d)
+        ctx.localSize[d] =
+            std::min(r.localSize[d], r.globalSize[d] - ctx.groupId[d] * r.localSize[d]);
+      fn(args, &ctx, local, priv);
+      if (++ctx.groupId[0] == numGroups[0]) {
+        ctx.groupId[0] = 0;
+        if (++ctx.groupId[1] == numGroups[1]) {
+          ctx.groupId[1] = 0;
+          ++ctx.groupId[2];
+        }
+      }
+    }
   };
   if (total == 1) {
-    runGroup(0);
+    runGroups(tbb::blocked_range<uint64_t>(0, 1));
     return;
   }
-  tbb::parallel_for(uint64_t{0}, total, runGroup);
+  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, total), runGroups);
 }
 
 class SpirvKernel final : public CpuKernel {
