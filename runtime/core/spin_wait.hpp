@@ -27,9 +27,10 @@ inline constexpr std::chrono::microseconds kSpinBeforeSleep{20};
 // counts itself in `sleepers`, so a writer wakes sleepers only when there are some, and looks
 // at done() once more after counting itself (the writer stores, then reads `sleepers`).
 template <class Done, class Sleep>
-void spinThenSleep(std::atomic<uint32_t> &sleepers, Done done, Sleep sleep) {
+void spinThenSleep(std::atomic<uint32_t> &sleepers, Done done, Sleep sleep,
+                   std::chrono::microseconds spin = kSpinBeforeSleep) {
   if (done()) return;
-  auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+  auto until = std::chrono::steady_clock::now() + spin;
   for (unsigned i = 0; !done(); ++i) {
     if ((i & 63) == 0 && std::chrono::steady_clock::now() > until) {
       while (!done()) {

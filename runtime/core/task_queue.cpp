@@ -21,26 +21,26 @@ Ref<Event> TaskQueue::submitWithEvent(Command &&cmd) {
   return done;
 }
 
-Ref<Event> TaskQueue::copyToDevice(MemoryView &view, size_t offset, size_t size) {
-  checkView(view, "copyToDevice");
+Ref<Event> TaskQueue::copyWithin(MemoryView &view, size_t offset, size_t size, bool toDevice) {
+  const char *what = toDevice ? "copyToDevice" : "copyToHost";
+  checkView(view, what);
+  auto *host = static_cast<std::byte *>(view.hostPtr()) + offset;
+  auto *dev = static_cast<std::byte *>(view.devicePtr()) + offset;
   Command cmd;
   cmd.type = Command::Type::Copy;
-  cmd.size = view.checkedRange(offset, size, "copyToDevice");
-  cmd.dst = static_cast<std::byte *>(view.devicePtr()) + offset;
-  cmd.src = static_cast<const std::byte *>(view.hostPtr()) + offset;
+  cmd.size = view.checkedRange(offset, size, what);
+  cmd.dst = toDevice ? dev : host;
+  cmd.src = toDevice ? host : dev;
   cmd.keepAlive[0] = Ref<Object>(&view);
   return submitWithEvent(std::move(cmd));
 }
 
+Ref<Event> TaskQueue::copyToDevice(MemoryView &view, size_t offset, size_t size) {
+  return copyWithin(view, offset, size, true);
+}
+
 Ref<Event> TaskQueue::copyToHost(MemoryView &view, size_t offset, size_t size) {
-  checkView(view, "copyToHost");
-  Command cmd;
-  cmd.type = Command::Type::Copy;
-  cmd.size = view.checkedRange(offset, size, "copyToHost");
-  cmd.dst = static_cast<std::byte *>(view.hostPtr()) + offset;
-  cmd.src = static_cast<const std::byte *>(view.devicePtr()) + offset;
-  cmd.keepAlive[0] = Ref<Object>(&view);
-  return submitWithEvent(std::move(cmd));
+  return copyWithin(view, offset, size, false);
 }
 
 Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffset, size_t srcOffset,

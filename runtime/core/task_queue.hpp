@@ -54,6 +54,8 @@ class TaskQueue : public Object {
 
  private:
   Ref<Event> submitWithEvent(Command &&cmd);
+  // Between a view's host copy and its device storage.
+  Ref<Event> copyWithin(MemoryView &view, size_t offset, size_t size, bool toDevice);
   void checkView(const MemoryView &view, const char *what) const;
 
   Ref<Device> device_;

@@ -12,6 +12,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -20,29 +21,26 @@ namespace {
 
 using BlockSet = std::set<const llvm::BasicBlock *>;
 
-BlockSet reachableFrom(const llvm::BasicBlock *start) {
-  BlockSet seen{start};
-  std::vector<const llvm::BasicBlock *> work{start};
+// The blocks reached from `starts` through `step` (successors or predecessors), starts
+// included, never entering a block of `stop`.
+template <class Starts, class Step>
+BlockSet walk(const Starts &starts, Step step, const BlockSet &stop = {}) {
+  BlockSet seen;
+  std::vector<const llvm::BasicBlock *> work;
+  auto visit = [&](const llvm::BasicBlock *b) {
+    if (!stop.count(b) && seen.insert(b).second) work.push_back(b);
+  };
+  for (const llvm::BasicBlock *b : starts) visit(b);
   while (!work.empty()) {
     const llvm::BasicBlock *b = work.back();
     work.pop_back();
-    for (const llvm::BasicBlock *next : llvm::successors(b))
-      if (seen.insert(next).second) work.push_back(next);
+    for (const llvm::BasicBlock *next : step(b)) visit(next);
   }
   return seen;
 }
 
-BlockSet reaching(const llvm::BasicBlock *end) {
-  BlockSet seen{end};
-  std::vector<const llvm::BasicBlock *> work{end};
-  while (!work.empty()) {
-    const llvm::BasicBlock *b = work.back();
-    work.pop_back();
-    for (const llvm::BasicBlock *prev : llvm::predecessors(b))
-      if (seen.insert(prev).second) work.push_back(prev);
-  }
-  return seen;
-}
+auto successorsOf = [](const llvm::BasicBlock *b) { return llvm::successors(b); };
+auto predecessorsOf = [](const llvm::BasicBlock *b) { return llvm::predecessors(b); };
 
 // For each barrier: the blocks that can reach it and the blocks reachable after it.
 struct BarrierReach {
@@ -61,10 +59,11 @@ struct BarrierReach {
   bool valueCrosses(const llvm::BasicBlock *def, const llvm::BasicBlock *use) {
     auto [it, fresh] = valueReach_.try_emplace(def);
     if (fresh) {
-      BlockSet first = avoiding(def, llvm::successors(def));
+      BlockSet skip{def};
+      BlockSet first = walk(llvm::successors(def), successorsOf, skip);
       for (const llvm::BasicBlock *b : barriers)
         if (first.count(b)) {
-          BlockSet later = avoiding(def, llvm::successors(b));
+          BlockSet later = walk(llvm::successors(b), successorsOf, skip);
           it->second.insert(later.begin(), later.end());
         }
     }
@@ -72,20 +71,6 @@ struct BarrierReach {
   }
 
  private:
-  template <class Range>
-  static BlockSet avoiding(const llvm::BasicBlock *skip, Range starts) {
-    BlockSet seen;
-    std::vector<const llvm::BasicBlock *> work;
-    for (const llvm::BasicBlock *s : starts)
-      if (s != skip && seen.insert(s).second) work.push_back(s);
-    while (!work.empty()) {
-      const llvm::BasicBlock *x = work.back();
-      work.pop_back();
-      for (const llvm::BasicBlock *next : llvm::successors(x))
-        if (next != skip && seen.insert(next).second) work.push_back(next);
-    }
-    return seen;
-  }
   std::map<const llvm::BasicBlock *, BlockSet> valueReach_;
 };
 
@@ -166,8 +151,9 @@ Regions splitAtBarriers(llvm::Function &kernel) {
   BarrierReach reach;
   for (llvm::BasicBlock *b : barriers) {
     reach.barriers.push_back(b);
-    reach.before.push_back(reaching(b));
-    reach.after.push_back(reachableFrom(b->getSingleSuccessor()));
+    reach.before.push_back(
+        walk(std::array{static_cast<const llvm::BasicBlock *>(b)}, predecessorsOf));
+    reach.after.push_back(walk(std::array{b->getSingleSuccessor()}, successorsOf));
   }
 
   // Values the same for every work-item are kept once per group.
@@ -242,17 +228,8 @@ Regions splitAtBarriers(llvm::Function &kernel) {
     BlockSet barrierBlocks(barriers.begin(), barriers.end());
     std::vector<const llvm::BasicBlock *> entries{&kernel.getEntryBlock()};
     for (llvm::BasicBlock *b : barriers) entries.push_back(b->getSingleSuccessor());
-    for (const llvm::BasicBlock *e : entries) {
-      BlockSet blocks{e};
-      std::vector<const llvm::BasicBlock *> work{e};
-      while (!work.empty()) {
-        const llvm::BasicBlock *x = work.back();
-        work.pop_back();
-        for (const llvm::BasicBlock *next : llvm::successors(x))
-          if (!barrierBlocks.count(next) && blocks.insert(next).second) work.push_back(next);
-      }
-      regionBlocks.push_back(std::move(blocks));
-    }
+    for (const llvm::BasicBlock *e : entries)
+      regionBlocks.push_back(walk(std::array{e}, successorsOf, barrierBlocks));
   }
   auto readAndWrittenInOneRegion = [&](llvm::AllocaInst *a) {
     for (const BlockSet &blocks : regionBlocks) {

@@ -91,17 +91,9 @@ void CommandRunner::drain() {
 }
 
 void CommandRunner::awaitWork(uint32_t seen) {
-  auto hasWork = [&] { return submitted_.load(std::memory_order_seq_cst) != seen; };
-  auto until = std::chrono::steady_clock::now() + kIdleSpin;
-  for (unsigned i = 0; !hasWork(); ++i) {
-    if ((i & 63) == 0 && std::chrono::steady_clock::now() > until) {
-      executorSleeping_.store(1, std::memory_order_seq_cst);
-      while (!hasWork()) submitted_.wait(seen, std::memory_order_seq_cst);
-      executorSleeping_.store(0, std::memory_order_relaxed);
-      return;
-    }
-    core::cpuRelax();
-  }
+  core::spinThenSleep(
+      executorSleeping_, [&] { return submitted_.load(std::memory_order_seq_cst) != seen; },
+      [&] { submitted_.wait(seen, std::memory_order_seq_cst); }, kIdleSpin);
 }
 
 void CommandRunner::executorLoop() {

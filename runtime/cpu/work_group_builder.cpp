@@ -135,16 +135,14 @@ void replaceWorkItemCalls(const std::vector<llvm::BasicBlock *> &blocks, const C
     llvm::StringRef callee = call->getCalledFunction()->getName();
     if (callee == kLocalBase || callee == kPrivateSlot || callee == kUniformSlot) {
       Value *p = ctx.localMemory;
+      const auto &e = ctx.enqueuedLocalSize;
+      Value *items = callee == kLocalBase ? nullptr : b.CreateMul(b.CreateMul(e[0], e[1]), e[2]);
       if (callee == kUniformSlot) {
-        const auto &e = ctx.enqueuedLocalSize;
-        Value *items = b.CreateMul(b.CreateMul(e[0], e[1]), e[2]);
         Value *offset =
             b.CreateAdd(b.CreateMul(call->getArgOperand(0), items), call->getArgOperand(1));
         p = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.privateMemory, offset);
       } else if (callee == kPrivateSlot) {
         // Structure of arrays: a work-item's copies are consecutive, so vectors load them.
-        const auto &e = ctx.enqueuedLocalSize;
-        Value *items = b.CreateMul(b.CreateMul(e[0], e[1]), e[2]);
         Value *item = b.CreateAdd(
             b.CreateMul(b.CreateAdd(b.CreateMul(ids.local[2], e[1]), ids.local[1]), e[0]),
             ids.local[0]);
