@@ -1,9 +1,12 @@
 # xpurt_add_spirv_module(<name> SOURCES a.cl [b.cl ...] [INCLUDE_DIRECTORIES ...]
-#                        [DEFINITIONS ...] [OUTPUT_DIRECTORY dir])
+#                        [DEFINITIONS ...] [OUTPUT_DIRECTORY dir] [OPENCL_STD CL3.0]
+#                        [COMPILE_OPTIONS ...] [TRANSLATOR_OPTIONS ...])
 #
-# Compiles OpenCL C to <name>.spv at build time and checks it: clang-15 (OpenCL C 2.0, spir64)
-# -> opt-15 -> llvm-spirv-15 -> spirv-val. Kernels see xpurt's task-model header
-# (#include <xpurt/task_model.h>).
+# Compiles OpenCL C to <name>.spv at build time and checks it: clang-15 (OpenCL C 2.0 unless
+# OPENCL_STD says otherwise, spir64) -> opt-15 -> llvm-spirv-15 -> spirv-val. Kernels see
+# xpurt's task-model header (#include <xpurt/task_model.h>). COMPILE_OPTIONS go to clang
+# (e.g. -Xclang -cl-ext=...), TRANSLATOR_OPTIONS to llvm-spirv (e.g. --spirv-ext=+all, which
+# kernels using sub-groups or integer dot products need).
 #
 # clang runs at -O0 with optnone disabled, followed only by SROA, early CSE and instcombine:
 # with clang's own -O1/-O2, llvm-spirv-15 emits modules that spirv-val rejects (blocks placed
@@ -19,8 +22,12 @@ if(NOT XPURT_KERNEL_INCLUDE_DIR)
 endif()
 
 function(xpurt_add_spirv_module name)
-  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;INCLUDE_DIRECTORIES;DEFINITIONS"
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY;OPENCL_STD"
+                        "SOURCES;INCLUDE_DIRECTORIES;DEFINITIONS;COMPILE_OPTIONS;TRANSLATOR_OPTIONS"
                         ${ARGN})
+  if(NOT ARG_OPENCL_STD)
+    set(ARG_OPENCL_STD CL2.0)
+  endif()
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "xpurt_add_spirv_module(${name}): no SOURCES")
   endif()
@@ -38,8 +45,8 @@ function(xpurt_add_spirv_module name)
     set(outdir ${CMAKE_CURRENT_BINARY_DIR})
   endif()
   set(work ${CMAKE_CURRENT_BINARY_DIR}/${name}.spirv.dir)
-  set(flags -cl-std=CL2.0 -target spir64 -emit-llvm -Xclang -finclude-default-header -O0
-            -Xclang -disable-O0-optnone -I${XPURT_KERNEL_INCLUDE_DIR})
+  set(flags -cl-std=${ARG_OPENCL_STD} -target spir64 -emit-llvm -Xclang -finclude-default-header
+            -O0 -Xclang -disable-O0-optnone -I${XPURT_KERNEL_INCLUDE_DIR} ${ARG_COMPILE_OPTIONS})
   foreach(dir IN LISTS ARG_INCLUDE_DIRECTORIES)
     list(APPEND flags -I${dir})
   endforeach()
@@ -69,7 +76,7 @@ function(xpurt_add_spirv_module name)
     COMMAND ${XPURT_LLVM_LINK} ${bitcodes} -o ${work}/${name}.linked.bc
     COMMAND ${XPURT_OPT} -passes=sroa,early-cse,instcombine ${work}/${name}.linked.bc
             -o ${work}/${name}.opt.bc
-    COMMAND ${XPURT_LLVM_SPIRV} ${work}/${name}.opt.bc -o ${spv}
+    COMMAND ${XPURT_LLVM_SPIRV} ${ARG_TRANSLATOR_OPTIONS} ${work}/${name}.opt.bc -o ${spv}
     COMMAND ${XPURT_SPIRV_VAL} ${spv}
     DEPENDS ${bitcodes}
     COMMENT "SPIR-V module ${name}.spv"

@@ -4,9 +4,9 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config python3
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-  clang-15 llvm-15-dev llvm-spirv-15 libllvmspirvlib-15-dev libclc-15 spirv-tools
+  clang-15 llvm-15-dev llvm-spirv-15 libllvmspirvlib-15-dev libclc-15 spirv-tools spirv-headers
   libtbb-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )

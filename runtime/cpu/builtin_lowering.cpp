@@ -151,7 +151,13 @@ Value *atomic(IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
   if (auto it = binary.find(op); it != binary.end()) {
     Value *v = arg(f, 1);
     Op o = isSigned ? it->second.first : it->second.second;
-    if (o == Op::Xchg && v->getType()->isFloatingPointTy()) return rmw(Op::Xchg, v);
+    if (v->getType()->isFloatingPointTy()) {  // cl_ext_float_atomics, SPV_EXT_shader_atomic_float
+      static const std::map<Op, Op> floating = {
+          {Op::Add, Op::FAdd},  {Op::Sub, Op::FSub}, {Op::Xchg, Op::Xchg}, {Op::Min, Op::FMin},
+          {Op::UMin, Op::FMin}, {Op::Max, Op::FMax}, {Op::UMax, Op::FMax}};
+      auto f = floating.find(o);
+      return f == floating.end() ? nullptr : rmw(f->second, v);
+    }
     return rmw(o, v);
   }
   if (op == "inc") return rmw(Op::Add, llvm::ConstantInt::get(t, 1));
@@ -349,6 +355,13 @@ const std::map<std::string, Body> &bodies() {
          return b.CreateIntrinsic(llvm::Intrinsic::ctlz, {x->getType()}, {x, b.getFalse()});
        }},
       {"popcount", unary(llvm::Intrinsic::ctpop)},
+      // The work-items of a group run one after another on one thread: only other threads
+      // (other groups) can observe the order, and a full fence orders everything for them.
+      {"atomic_work_item_fence",
+       [](IRBuilder<> &b, llvm::Function &f, const Mangled &) -> Value * {
+         b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+         return llvm::UndefValue::get(f.getReturnType());
+       }},
       {"mul_hi",
        [](IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
          return mulHi(b, arg(f, 0), arg(f, 1), isSignedCode(m.elementCodes.at(0)));
@@ -366,7 +379,7 @@ const std::map<std::string, Body> &bodies() {
 
 }  // namespace
 
-void redirectGenericPointers(llvm::Module &m) {
+bool redirectGenericPointers(llvm::Module &m) {
   std::vector<llvm::Function *> generic;
   for (llvm::Function &f : m)
     if (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z") &&
@@ -397,6 +410,7 @@ void redirectGenericPointers(llvm::Module &m) {
     f->setLinkage(llvm::GlobalValue::InternalLinkage);
     f->addFnAttr(llvm::Attribute::AlwaysInline);
   }
+  return !generic.empty();
 }
 
 void defineVectorizableMath(llvm::Module &m) {
@@ -423,8 +437,8 @@ void defineVectorizableMath(llvm::Module &m) {
   }
 }
 
-void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName, bool beforeLibrary) {
-  std::vector<std::string> missing;
+std::vector<llvm::Function *> defineMissingBuiltins(llvm::Module &m, bool beforeLibrary) {
+  std::vector<llvm::Function *> missing;
   for (llvm::Function &f : m) {
     if (!f.isDeclaration() || f.use_empty() || f.isIntrinsic()) continue;
     auto mangled = demangle(f.getName());
@@ -439,18 +453,18 @@ void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName, bool 
       entry->eraseFromParent();
       continue;
     }
-    if (n.rfind("convert_", 0) == 0)
+    if (body != bodies().end())
+      result = body->second(b, f, *mangled);
+    else if (n.rfind("convert_", 0) == 0)
       result = convert(b, f, *mangled);
     else if (n.rfind("atomic_load", 0) == 0 || n.rfind("atomic_store", 0) == 0 ||
              n == "atomic_init" || n.rfind("atomic_compare_exchange_", 0) == 0)
       result = atomicC11(b, f, *mangled);
     else if (n.rfind("atomic_", 0) == 0 || n.rfind("atom_", 0) == 0)
       result = atomic(b, f, *mangled);
-    else if (body != bodies().end())
-      result = body->second(b, f, *mangled);
     if (!result) {
       entry->eraseFromParent();
-      if (!beforeLibrary) missing.push_back(f.getName().str());
+      if (!beforeLibrary) missing.push_back(&f);
       continue;
     }
     if (f.getReturnType()->isVoidTy()) {
@@ -463,13 +477,7 @@ void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName, bool 
     f.setLinkage(llvm::GlobalValue::InternalLinkage);
     f.addFnAttr(llvm::Attribute::AlwaysInline);
   }
-  if (!missing.empty()) {
-    std::string list;
-    for (auto &n : missing) list += (list.empty() ? "" : ", ") + n;
-    core::fail(XPURT_ERROR_UNSUPPORTED,
-               "SPIR-V module '{}' calls OpenCL builtins the CPU device does not provide: {}",
-               moduleName, list);
-  }
+  return missing;
 }
 
 }  // namespace xpurt::cpu

@@ -6,13 +6,15 @@
 #include <llvm/IR/Module.h>
 
 #include <string>
+#include <vector>
 
 namespace xpurt::cpu {
 
 // Builtins on generic pointers (OpenCL C 2.0: vload/vstore, sincos, frexp, ... on
 // `__generic T *`), which libclc's SPIR-V library lacks, call its __global variants: on the CPU
-// every address space is the same memory. Run before linking the builtin library.
-void redirectGenericPointers(llvm::Module &m);
+// every address space is the same memory. Run after linking the builtin library, which then
+// needs linking again: returns whether any call was redirected.
+bool redirectGenericPointers(llvm::Module &m);
 
 // sin, cos, exp, log and pow become LLVM intrinsics rather than libclc's scalar code: the
 // vectoriser maps those to glibc's libmvec (within OpenCL's ulp limits). Run before linking the
@@ -21,8 +23,8 @@ void defineVectorizableMath(llvm::Module &m);
 
 // Gives a body to every used OpenCL builtin that is only declared in `m`. Before the library
 // is linked (beforeLibrary) it defines only what libclc leaves to its consumer anyway, so a
-// kernel that needs nothing else skips reading the library; after, it throws UNSUPPORTED
-// listing any builtin it cannot provide.
-void defineMissingBuiltins(llvm::Module &m, const std::string &moduleName, bool beforeLibrary);
+// kernel that needs nothing else skips reading the library; after, it returns the builtins it
+// cannot provide (left declared): the kernels that call them are unavailable, not the module.
+std::vector<llvm::Function *> defineMissingBuiltins(llvm::Module &m, bool beforeLibrary);
 
 }  // namespace xpurt::cpu

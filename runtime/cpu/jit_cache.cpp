@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'X', 'P', 'U', 'R', 'T', 'J', 'I', 'T'};
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 
 uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull) {
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
@@ -92,6 +92,9 @@ std::string serialize(const CompiledKernels &k, const std::string &object) {
       w.str(a.typeName);
     }
     for (uint32_t d : info.requiredLocalSize) w.u32(d);
+    auto why = k.unavailable.find(info.name);
+    w.str(why == k.unavailable.end() ? std::string() : why->second);
+    if (why != k.unavailable.end()) continue;
     const KernelLayout &l = k.layouts.at(info.name);
     w.u64(l.staticLocalBytes);
     w.u64(l.privateBytesPerItem);
@@ -120,6 +123,11 @@ std::optional<CacheEntry> deserialize(std::string_view payload) {
       info.args.push_back(std::move(arg));
     }
     for (uint32_t &d : info.requiredLocalSize) d = r.u32();
+    if (std::string why = r.str(); !why.empty()) {
+      e.kernels.unavailable[info.name] = std::move(why);
+      e.kernels.kernels.push_back(std::move(info));
+      continue;
+    }
     KernelLayout l;
     l.staticLocalBytes = r.u64();
     l.privateBytesPerItem = r.u64();

@@ -31,7 +31,8 @@ CacheKey makeCacheKey(std::span<const std::byte> spirv, const core::ModuleOption
 // What a compiled module holds besides its machine code.
 struct CompiledKernels {
   std::vector<spirv::KernelInfo> kernels;
-  std::map<std::string, KernelLayout> layouts;
+  std::map<std::string, KernelLayout> layouts;     // kernels that were built
+  std::map<std::string, std::string> unavailable;  // kernels that were not: why
 };
 
 struct CacheEntry {

@@ -25,11 +25,22 @@ namespace {
 using spirv::KernelArg;
 using spirv::KernelInfo;
 
-// Capabilities of OpenCL kernels the CPU JIT runs.
+// Capabilities of OpenCL kernels the CPU JIT runs. A kernel that calls a builtin of one of
+// them that the device lacks is refused by itself, naming the builtin (not the module).
 constexpr uint32_t kCpuCapabilities[] = {
-    4 /*Addresses*/,     5 /*Linkage*/, 6 /*Kernel*/,          7 /*Vector16*/,
-    8 /*Float16Buffer*/, 9 /*Float16*/, 10 /*Float64*/,        11 /*Int64*/,
-    12 /*Int64Atomics*/, 22 /*Int16*/,  38 /*GenericPointer*/, 39 /*Int8*/};
+    4 /*Addresses*/, 5 /*Linkage*/, 6 /*Kernel*/, 7 /*Vector16*/, 8 /*Float16Buffer*/,
+    9 /*Float16*/, 10 /*Float64*/, 11 /*Int64*/, 12 /*Int64Atomics*/, 18 /*Groups*/, 22 /*Int16*/,
+    38 /*GenericPointer*/, 39 /*Int8*/, 58 /*SubgroupDispatch*/, 61 /*GroupNonUniform*/,
+    62 /*GroupNonUniformVote*/, 63 /*GroupNonUniformArithmetic*/, 64 /*GroupNonUniformBallot*/,
+    65 /*GroupNonUniformShuffle*/, 66 /*GroupNonUniformShuffleRelative*/,
+    67 /*GroupNonUniformClustered*/, 5568 /*SubgroupShuffleINTEL*/,
+    5569 /*SubgroupBufferBlockIOINTEL*/, 5612 /*AtomicFloat32MinMaxEXT*/,
+    5613 /*AtomicFloat64MinMaxEXT*/, 6016 /*DotProductInputAll*/, 6017 /*DotProductInput4x8Bit*/,
+    6018 /*DotProductInput4x8BitPacked*/, 6019 /*DotProduct*/, 6025 /*BitInstructions*/,
+    6026 /*GroupNonUniformRotateKHR*/, 6033 /*AtomicFloat32AddEXT*/, 6034 /*AtomicFloat64AddEXT*/,
+    // Hints only, which the JIT may ignore: icpx declares them in most SYCL modules.
+    5629 /*ExpectAssumeKHR*/, 5821 /*FunctionFloatControlINTEL*/, 5837 /*FPFastMathModeINTEL*/,
+    5892 /*KernelAttributesINTEL*/, 5910 /*MemoryAccessAliasingINTEL*/};
 
 // Work-items per group in an ISPCRT-style launch of a kernel without reqd_work_group_size:
 // one AVX-512 vector of floats.
@@ -239,6 +250,11 @@ class SpirvModule final : public core::Module {
 
   core::Ref<core::Kernel> createKernel(const std::string &kernelName) override {
     const CompiledKernels &k = compiled_->kernels;
+    if (auto why = k.unavailable.find(kernelName); why != k.unavailable.end())
+      core::fail(XPURT_ERROR_UNSUPPORTED,
+                 "{} (module '{}'); the module's other kernels can be used: rewrite this one "
+                 "without those builtins, or run it on another device",
+                 why->second, name());
     for (const KernelInfo &info : k.kernels)
       if (info.name == kernelName)
         return core::makeRef<SpirvKernel>(core::Ref<core::Module>(this), info,
@@ -282,8 +298,12 @@ CacheEntry compile(std::span<const std::byte> bytes, const std::string &name,
   CacheEntry entry;
   entry.kernels.kernels = spirv::reflectKernels(*module);
   double read = lap();
-  entry.kernels.layouts = buildWorkGroupFunctions(*module, entry.kernels.kernels,
-                                                  engine.dataLayout(), engine.triple(), name);
+  WorkGroupFunctions built = buildWorkGroupFunctions(*module, entry.kernels.kernels,
+                                                     engine.dataLayout(), engine.triple(), name);
+  entry.kernels.layouts = std::move(built.layouts);
+  entry.kernels.unavailable = std::move(built.unavailable);
+  for (const auto &[kernel, why] : entry.kernels.unavailable)
+    core::log().warn("module '{}': {}; its other kernels are usable", name, why);
   double lowered = lap();
   engine.optimize(*module);
   double optimised = lap();
@@ -309,6 +329,7 @@ std::shared_ptr<CompiledModule> link(CacheEntry entry, const std::string &name) 
   auto compiled = std::make_shared<CompiledModule>();
   compiled->code = JitEngine::instance().load(entry.object, name);
   for (const KernelInfo &k : entry.kernels.kernels) {
+    if (entry.kernels.unavailable.count(k.name)) continue;
     auto fn =
         reinterpret_cast<WorkGroupFunction>(compiled->code->lookup(workGroupFunctionName(k.name)));
     if (!fn)

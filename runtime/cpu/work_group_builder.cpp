@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "work_group.hpp"
 
+#include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
@@ -20,6 +21,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <map>
+#include <regex>
 #include <set>
 
 namespace xpurt::cpu {
@@ -68,7 +70,13 @@ void renameWorkItemFunctions(llvm::Module &m) {
   for (llvm::Function &f : m) {
     if (!f.isDeclaration() || f.getName().startswith(kWorkItemPrefix)) continue;
     std::string name = f.getName().str();
-    if (workItemFunctions().count(name) || isBarrierName(name)) f.setName(kWorkItemPrefix + name);
+    if (!workItemFunctions().count(name) && !isBarrierName(name)) continue;
+    // A library linked later declares them again: one declaration serves both.
+    if (llvm::Function *renamed = m.getFunction(kWorkItemPrefix + name)) {
+      f.replaceAllUsesWith(renamed);
+      continue;  // left without uses; removed with the other unused declarations
+    }
+    f.setName(kWorkItemPrefix + name);
   }
 }
 
@@ -415,11 +423,70 @@ void runAlwaysInliner(llvm::Module &m) {
   mpm.run(m, mam);
 }
 
+// A builtin's signature as OpenCL C spells it: "ctz(uint4)", not the demangler's
+// "ctz(unsigned int vector[4])"; address spaces as "__global int *".
+std::string openclSignature(const std::string &mangled) {
+  std::string s = llvm::demangle(mangled);
+  static const std::pair<std::regex, const char *> rewrites[] = {
+      {std::regex(R"(unsigned (char|short|int|long))"), "u$1"},
+      {std::regex(R"((\w+) vector\[(\d+)\])"), "$1$2"},
+      {std::regex(R"( AS1\*)"), " __global *"},
+      {std::regex(R"( AS2\*)"), " __constant *"},
+      {std::regex(R"( AS3\*)"), " __local *"},
+      {std::regex(R"( AS4\*)"), " *"}};
+  for (const auto &[pattern, replacement] : rewrites)
+    s = std::regex_replace(s, pattern, replacement);
+  return s;
+}
+
+// The kernels that reach one of `missing` (builtins without a body) through their calls are
+// removed from `m`; returns, per such kernel, a message naming the builtins.
+std::map<std::string, std::string> dropKernelsCallingMissing(
+    llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
+    const std::vector<llvm::Function *> &missing) {
+  std::map<std::string, std::string> unavailable;
+  if (missing.empty()) return unavailable;
+  std::set<const llvm::Function *> lacking(missing.begin(), missing.end());
+  std::vector<llvm::Function *> dropped;
+  for (const spirv::KernelInfo &info : kernels) {
+    llvm::Function *kernel = m.getFunction(info.name);
+    if (!kernel) continue;
+    std::set<std::string> calls;  // the missing builtins this kernel reaches, demangled
+    std::set<const llvm::Function *> seen{kernel};
+    std::vector<const llvm::Function *> work{kernel};
+    while (!work.empty()) {
+      const llvm::Function *f = work.back();
+      work.pop_back();
+      for (const llvm::Instruction &i : llvm::instructions(*f))
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+          if (const llvm::Function *callee = call->getCalledFunction()) {
+            if (lacking.count(callee))
+              calls.insert(openclSignature(callee->getName().str()));
+            else if (!callee->isDeclaration() && seen.insert(callee).second)
+              work.push_back(callee);
+          }
+    }
+    if (calls.empty()) continue;
+    std::string list;
+    for (const std::string &c : calls) list += (list.empty() ? "" : ", ") + c;
+    unavailable[info.name] =
+        fmt::format("kernel '{}' calls OpenCL builtin{} that the CPU device does not provide: {}",
+                    info.name, calls.size() > 1 ? "s" : "", list);
+    dropped.push_back(kernel);
+  }
+  for (llvm::Function *kernel : dropped) {
+    kernel->replaceAllUsesWith(llvm::PoisonValue::get(kernel->getType()));
+    kernel->eraseFromParent();
+  }
+  return unavailable;
+}
+
 }  // namespace
 
-std::map<std::string, KernelLayout> buildWorkGroupFunctions(
-    llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels, const llvm::DataLayout &layout,
-    const llvm::Triple &triple, const std::string &name) {
+WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
+                                           const std::vector<spirv::KernelInfo> &kernels,
+                                           const llvm::DataLayout &layout,
+                                           const llvm::Triple &triple, const std::string &name) {
   renameWorkItemFunctions(m);
 
   // The kernel's own functions are inlined into it, so that the work-item calls all end up
@@ -432,31 +499,38 @@ std::map<std::string, KernelLayout> buildWorkGroupFunctions(
   }
 
   defineVectorizableMath(m);
-  redirectGenericPointers(m);
-  defineMissingBuiltins(m, name, /*beforeLibrary=*/true);
+  defineMissingBuiltins(m, /*beforeLibrary=*/true);
   // Reading the library costs milliseconds: only when the kernels call a builtin it may have.
-  bool needsLibrary = false;
-  for (const llvm::Function &f : m)
-    needsLibrary =
-        needsLibrary || (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z"));
-  if (needsLibrary && llvm::Linker::linkModules(m, loadBuiltinLibrary(m.getContext()),
-                                                llvm::Linker::LinkOnlyNeeded))
-    core::fail(XPURT_ERROR_UNKNOWN, "linking module '{}' with the OpenCL builtin library failed",
-               name);
+  auto linkLibrary = [&] {
+    bool needed = false;
+    for (const llvm::Function &f : m)
+      needed = needed || (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z"));
+    if (needed && llvm::Linker::linkModules(m, loadBuiltinLibrary(m.getContext()),
+                                            llvm::Linker::LinkOnlyNeeded))
+      core::fail(XPURT_ERROR_UNKNOWN, "linking module '{}' with the OpenCL builtin library failed",
+                 name);
+  };
+  linkLibrary();
+  // What the library defines only for named address spaces (and what its own functions call
+  // on generic pointers) goes to the __global variant, linked in another pass; those may call
+  // generic variants in turn (the library's half builtins call its float ones).
+  for (int pass = 0; pass < 4 && redirectGenericPointers(m); ++pass) linkLibrary();
   // Library functions may use work-item functions and barriers too.
   renameWorkItemFunctions(m);
   inlineWorkItemUsers(m);
-  defineMissingBuiltins(m, name, /*beforeLibrary=*/false);
+  WorkGroupFunctions result;
+  result.unavailable =
+      dropKernelsCallingMissing(m, kernels, defineMissingBuiltins(m, /*beforeLibrary=*/false));
   runAlwaysInliner(m);
   uint64_t staticLocalBytes = lowerStaticLocals(m);
 
-  std::map<std::string, KernelLayout> layouts;
   for (const spirv::KernelInfo &info : kernels) {
+    if (result.unavailable.count(info.name)) continue;
     llvm::Function *kernel = m.getFunction(info.name);
     if (!kernel) core::fail(XPURT_ERROR_UNKNOWN, "kernel '{}' vanished from its module", info.name);
     KernelLayout kl = buildWorkGroupFunction(m, *kernel, info);
     kl.staticLocalBytes = staticLocalBytes;
-    layouts[info.name] = kl;
+    result.layouts[info.name] = kl;
   }
 
   // Only the work-group functions are entry points; everything else may be optimised away.
@@ -477,7 +551,7 @@ std::map<std::string, KernelLayout> buildWorkGroupFunctions(
   if (llvm::verifyModule(m, &out))
     core::fail(XPURT_ERROR_UNKNOWN, "the CPU JIT built invalid code for module '{}': {}", name,
                problems);
-  return layouts;
+  return result;
 }
 
 }  // namespace xpurt::cpu

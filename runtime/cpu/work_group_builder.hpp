@@ -22,9 +22,17 @@ struct KernelLayout {
   uint32_t regions = 1;               // 1 + the number of barriers
 };
 
-// Throws UNSUPPORTED for what the CPU JIT cannot run (named), INVALID_MODULE for bad input.
-std::map<std::string, KernelLayout> buildWorkGroupFunctions(
-    llvm::Module &module, const std::vector<spirv::KernelInfo> &kernels,
-    const llvm::DataLayout &layout, const llvm::Triple &triple, const std::string &name);
+struct WorkGroupFunctions {
+  std::map<std::string, KernelLayout> layouts;     // per kernel built
+  std::map<std::string, std::string> unavailable;  // per kernel not built: why, for its user
+};
+
+// A kernel that calls a builtin the CPU device lacks is left out (named in `unavailable`); the
+// module's other kernels are built. Throws UNSUPPORTED for what the CPU JIT cannot run at all,
+// INVALID_MODULE for bad input.
+WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &module,
+                                           const std::vector<spirv::KernelInfo> &kernels,
+                                           const llvm::DataLayout &layout,
+                                           const llvm::Triple &triple, const std::string &name);
 
 }  // namespace xpurt::cpu

@@ -24,7 +24,8 @@ std::vector<uint32_t> toWords(std::span<const std::byte> bytes, const std::strin
 // Reads the preamble; throws INVALID_MODULE naming the instruction where the binary is broken.
 Preamble readPreamble(std::span<const uint32_t> words, const std::string &name);
 
-const char *capabilityName(uint32_t capability);
+// "Name (value)", or "Name (SPV_extension, value)" for a capability an extension brings.
+std::string capabilityName(uint32_t capability);
 
 // Throws UNSUPPORTED naming the first capability not in `supported`, or an addressing or
 // memory model other than Physical64/OpenCL.

@@ -131,5 +131,36 @@ TEST_F(ModuleTest, KernelsKeepTheirModuleAlive) {
   xpurtRelease(k);
 }
 
+TEST_F(ModuleTest, AKernelCallingAMissingBuiltinFailsAloneAndNamesIt) {
+  // xpurt_missing_builtin.spv: `uses_missing` calls an overloaded function no library defines;
+  // `fill_ones` in the same module does not.
+  std::string path = (kernelsLibrary().parent_path() / "xpurt_test_missing_builtin.spv").string();
+  ASSERT_EQ(xpurtLoadModuleFromFile(device, path.c_str(), nullptr, &loaded), XPURT_SUCCESS)
+      << lastMessage();
+  XpurtKernel bad = nullptr, good = nullptr;
+  EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED, xpurtNewKernel(loaded, "uses_missing", &bad));
+  EXPECT_TRUE(contains(lastMessage(), "'uses_missing'")) << lastMessage();
+  EXPECT_TRUE(contains(lastMessage(), "xpurt_no_such_builtin(int)")) << lastMessage();
+  EXPECT_EQ(bad, nullptr);
+  ASSERT_EQ(xpurtNewKernel(loaded, "fill_ones", &good), XPURT_SUCCESS) << lastMessage();
+  XpurtMemoryView out = nullptr;
+  ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 64 * sizeof(int), XPURT_ALLOC_TYPE_SHARED, &out),
+            XPURT_SUCCESS);
+  XpurtKernelArg arg{};
+  arg.kind = XPURT_KERNEL_ARG_MEMORY_VIEW;
+  arg.view = out;
+  size_t global[1] = {64};
+  EXPECT_XPURT(XPURT_SUCCESS,
+               xpurtLaunchKernel(queue, good, 1, &arg, 1, nullptr, global, nullptr, nullptr));
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtSync(queue));
+  void *host = nullptr;
+  ASSERT_EQ(xpurtHostPtr(out, &host), XPURT_SUCCESS);
+  auto *ints = static_cast<int *>(host);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(ints[i], 1) << i;
+  xpurtRelease(out);
+  xpurtRelease(good);
+  expectUsable();
+}
+
 }  // namespace
 }  // namespace xpurt::test

@@ -1,9 +1,11 @@
 // Bad SPIR-V is refused with a message that says what is wrong, and the runtime goes on.
 #include "c_api_fixture.hpp"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 namespace xpurt::test {
 namespace {
@@ -52,6 +54,45 @@ TEST_F(SpirvIntake, AnUnsupportedCapabilityIsNamed) {
   EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED, load(bytes));
   EXPECT_TRUE(contains(lastMessage(), "Pipes")) << lastMessage();
   EXPECT_TRUE(contains(lastMessage(), "CPU")) << lastMessage();
+  expectUsable();
+}
+
+TEST_F(SpirvIntake, AnExtensionCapabilityIsNamedWithItsExtension) {
+  std::string bytes = module();
+  // "OpCapability Int64" becomes RayTracingKHR (4479), which no xpurt device supports.
+  const uint32_t from[2] = {0x00020011, 11}, to[2] = {0x00020011, 4479};
+  auto at = bytes.find(std::string(reinterpret_cast<const char *>(from), 8));
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 8, std::string(reinterpret_cast<const char *>(to), 8));
+  EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED, load(bytes));
+  EXPECT_TRUE(contains(lastMessage(), "RayTracingKHR (SPV_KHR_ray_tracing, 4479)"))
+      << lastMessage();
+  expectUsable();
+}
+
+TEST_F(SpirvIntake, HintCapabilitiesOfIcpxAreAccepted) {
+  // ExpectAssumeKHR, FPFastMathModeINTEL and MemoryAccessAliasingINTEL (with its extension)
+  // only allow hints: a module that declares them loads.
+  std::string bytes = module();
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), bytes.size());
+  size_t at = 5;
+  while ((words[at] & 0xffff) == 17) at += words[at] >> 16;  // past the OpCapability block
+  std::vector<uint32_t> added = {0x00020011, 5629, 0x00020011, 5837, 0x00020011, 5910};
+  for (std::string ext : {"SPV_KHR_expect_assume", "SPV_INTEL_fp_fast_math_mode",
+                          "SPV_INTEL_memory_access_aliasing"}) {
+    ext.resize((ext.size() / 4 + 1) * 4, '\0');  // NUL-terminated, padded to whole words
+    uint32_t count = 1 + static_cast<uint32_t>(ext.size() / 4);
+    added.push_back((count << 16) | 10u);  // OpExtension
+    for (size_t w = 0; w < ext.size(); w += 4) {
+      uint32_t word;
+      std::memcpy(&word, ext.data() + w, 4);
+      added.push_back(word);
+    }
+  }
+  words.insert(words.begin() + static_cast<std::ptrdiff_t>(at), added.begin(), added.end());
+  EXPECT_XPURT(XPURT_SUCCESS,
+               load(std::string(reinterpret_cast<const char *>(words.data()), words.size() * 4)));
   expectUsable();
 }
 
