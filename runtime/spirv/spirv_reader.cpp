@@ -7,6 +7,8 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -30,6 +32,49 @@ const char *argKindName(KernelArg::Kind kind) {
   }
   return "?";
 }
+
+namespace {
+
+// The translator reads get_global_size(d) (and its kin) with a run-time d as one call per
+// dimension 0..2 gathered into a vector, then an extract at d: out of range, that extract is
+// poison, where OpenCL wants 1 for sizes and 0 for ids. Give the call d itself instead, so the
+// work-item function answers every dimension.
+void foldDynamicWorkItemExtracts(llvm::Module &m) {
+  std::vector<llvm::ExtractElementInst *> extracts;
+  for (llvm::Function &f : m)
+    for (llvm::BasicBlock &bb : f)
+      for (llvm::Instruction &i : bb)
+        if (auto *e = llvm::dyn_cast<llvm::ExtractElementInst>(&i))
+          if (!llvm::isa<llvm::ConstantInt>(e->getIndexOperand())) extracts.push_back(e);
+  for (llvm::ExtractElementInst *e : extracts) {
+    llvm::Function *callee = nullptr;
+    bool lanes[3] = {false, false, false};
+    llvm::Value *v = e->getVectorOperand();
+    while (auto *insert = llvm::dyn_cast<llvm::InsertElementInst>(v)) {
+      auto *lane = llvm::dyn_cast<llvm::ConstantInt>(insert->getOperand(2));
+      auto *call = llvm::dyn_cast<llvm::CallInst>(insert->getOperand(1));
+      if (!lane || lane->getZExtValue() > 2 || !call || call->arg_size() != 1) break;
+      auto *dim = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0));
+      if (!dim || dim->getZExtValue() != lane->getZExtValue()) break;
+      if (callee && call->getCalledFunction() != callee) break;
+      callee = call->getCalledFunction();
+      lanes[lane->getZExtValue()] = true;
+      v = insert->getOperand(0);
+    }
+    if (!callee || !lanes[0] || !lanes[1] || !lanes[2] || !llvm::isa<llvm::UndefValue>(v) ||
+        !callee->getName().startswith("_Z") || callee->getReturnType() != e->getType())
+      continue;
+    llvm::IRBuilder<> b(e);
+    llvm::Type *dimType = callee->getFunctionType()->getParamType(0);
+    llvm::CallInst *call =
+        b.CreateCall(callee, {b.CreateZExtOrTrunc(e->getIndexOperand(), dimType)});
+    call->setCallingConv(callee->getCallingConv());
+    e->replaceAllUsesWith(call);
+    e->eraseFromParent();
+  }
+}
+
+}  // namespace
 
 std::unique_ptr<llvm::Module> readModule(
     llvm::LLVMContext &context, std::span<const uint32_t> words,
@@ -59,6 +104,7 @@ std::unique_ptr<llvm::Module> readModule(
   if (!upgraded)
     core::fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' could not be read: {}", name,
                llvm::toString(upgraded.takeError()));
+  foldDynamicWorkItemExtracts(**upgraded);
   return std::move(*upgraded);
 }
 

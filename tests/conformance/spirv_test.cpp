@@ -83,6 +83,34 @@ TEST_P(SpirvTest, WorkItemFunctionsInOneTwoAndThreeDimensionsWithPartialGroupsAn
   }
 }
 
+TEST_P(SpirvTest, WorkItemFunctionsAtRunTimeDimensionsBeyondWorkDim) {
+  // A 2-D launch of 6x4 items in 3x2 groups, asked about dimensions 0, 1, 2, 3, 7 and 1000.
+  std::vector<uint32_t> dims = {0, 1, 2, 3, 7, 1000};
+  Array<uint32_t> d(device, dims);
+  constexpr size_t items = 24;
+  Array<uint64_t, AllocType::Shared> out(device, items * 6 * 7);
+  queue.copyToDevice(d);
+  queue.launch(Kernel(spirv, "dynamic_dimensions"), Range(6, 4).local(3, 2), {out, d});
+  queue.sync();
+  const uint64_t global[3] = {6, 4, 1}, local[3] = {3, 2, 1};
+  for (size_t y = 0; y < 4; ++y)
+    for (size_t x = 0; x < 6; ++x)
+      for (size_t i = 0; i < dims.size(); ++i) {
+        const uint64_t *o = out.hostPtr() + ((y * 6 + x) * 6 + i) * 7;
+        uint32_t dim = dims[i];
+        SCOPED_TRACE(testing::Message() << "item (" << x << "," << y << "), dimension " << dim);
+        bool in = dim < 3;
+        uint64_t id[3] = {x, y, 0};
+        EXPECT_EQ(o[0], in ? global[dim] : 1u);
+        EXPECT_EQ(o[1], in ? local[dim] : 1u);
+        EXPECT_EQ(o[2], in ? global[dim] / local[dim] : 1u);
+        EXPECT_EQ(o[3], in ? local[dim] : 1u);
+        EXPECT_EQ(o[4], in ? id[dim] : 0u);
+        EXPECT_EQ(o[5], in ? id[dim] % local[dim] : 0u);
+        EXPECT_EQ(o[6], in ? id[dim] / local[dim] : 0u);
+      }
+}
+
 TEST_P(SpirvTest, StructsByValueAndBoundsChecks) {
   constexpr int n = 1000;
   std::vector<float> x(n + 24), y(n + 24, -1.0f);

@@ -134,3 +134,20 @@ kernel void builtin_mix(global float *out, global const float *in, global int *i
   ints[2 * i + 1] = convert_int_rte(v.w * 2.5f);
   atomic_fetch_add_explicit(counter, 2, memory_order_relaxed);
 }
+
+// Work-item functions at a dimension known only at run time, including dimensions >= work_dim
+// and >= 3 (sizes answer 1, ids 0).
+kernel void dynamic_dimensions(global ulong *out, global const uint *dims) {
+  size_t item = get_global_linear_id();
+  for (int i = 0; i < 6; ++i) {
+    uint d = dims[i];
+    global ulong *o = out + (item * 6 + i) * 7;
+    o[0] = get_global_size(d);
+    o[1] = get_local_size(d);
+    o[2] = get_num_groups(d);
+    o[3] = get_enqueued_local_size(d);
+    o[4] = get_global_id(d);
+    o[5] = get_local_id(d);
+    o[6] = get_group_id(d);
+  }
+}
