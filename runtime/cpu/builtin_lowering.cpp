@@ -155,8 +155,8 @@ Value *atomic(IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
       static const std::map<Op, Op> floating = {
           {Op::Add, Op::FAdd},  {Op::Sub, Op::FSub}, {Op::Xchg, Op::Xchg}, {Op::Min, Op::FMin},
           {Op::UMin, Op::FMin}, {Op::Max, Op::FMax}, {Op::UMax, Op::FMax}};
-      auto f = floating.find(o);
-      return f == floating.end() ? nullptr : rmw(f->second, v);
+      auto fo = floating.find(o);
+      return fo == floating.end() ? nullptr : rmw(fo->second, v);
     }
     return rmw(o, v);
   }
@@ -200,6 +200,91 @@ Value *atomicC11(IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
   return nullptr;
 }
 
+enum class Rounding { Nearest, TowardZero, Down, Up };
+
+Rounding roundingOf(const std::string &name, Rounding otherwise) {
+  if (name.find("_rte") != std::string::npos) return Rounding::Nearest;
+  if (name.find("_rtz") != std::string::npos) return Rounding::TowardZero;
+  if (name.find("_rtn") != std::string::npos) return Rounding::Down;
+  if (name.find("_rtp") != std::string::npos) return Rounding::Up;
+  return otherwise;
+}
+
+// An integer to floating point with directed rounding: the magnitude is cut to the
+// destination's significant digits in integer arithmetic (rounding up by one unit in the last
+// kept place where the mode asks and bits were dropped), which then converts exactly.
+Value *intToFloatDirected(IRBuilder<> &b, Value *x, llvm::Type *to, bool isSigned, Rounding mode) {
+  llvm::Type *it = x->getType();
+  unsigned bits = elementType(it)->getIntegerBitWidth();
+  unsigned digits = static_cast<unsigned>(elementType(to)->getFPMantissaWidth());
+  if (bits - (isSigned ? 1 : 0) <= digits)  // every value is exact
+    return isSigned ? b.CreateSIToFP(x, to) : b.CreateUIToFP(x, to);
+  auto c = [&](llvm::Type *t, uint64_t v) { return llvm::ConstantInt::get(t, v); };
+  Value *zero = llvm::Constant::getNullValue(it);
+  Value *negative = isSigned ? b.CreateICmpSLT(x, zero)
+                             : llvm::Constant::getNullValue(b.CreateICmpSLT(x, zero)->getType());
+  // |x| as an unsigned number: -INT_MIN wraps to 2^(bits-1), its magnitude.
+  Value *magnitude = isSigned ? b.CreateSelect(negative, b.CreateSub(zero, x), x) : x;
+  Value *leading = b.CreateIntrinsic(llvm::Intrinsic::ctlz, {it}, {magnitude, b.getFalse()});
+  Value *shift = intrinsic(b, llvm::Intrinsic::usub_sat, {c(it, bits - digits), leading});
+  Value *mask = b.CreateSub(b.CreateShl(c(it, 1), shift), c(it, 1));
+  Value *dropped = b.CreateICmpNE(b.CreateAnd(magnitude, mask), zero);
+  Value *kept = b.CreateAnd(magnitude, b.CreateNot(mask));
+  Value *away = mode == Rounding::Up     ? b.CreateNot(negative)
+                : mode == Rounding::Down ? negative
+                                         : llvm::Constant::getNullValue(negative->getType());
+  llvm::Type *wide = it->getWithNewBitWidth(bits + 1);  // room for the carry out of kept
+  Value *unit = b.CreateAdd(b.CreateZExt(mask, wide), c(wide, 1));
+  Value *rounded = b.CreateAdd(
+      b.CreateZExt(kept, wide),
+      b.CreateSelect(b.CreateAnd(away, dropped), unit, llvm::Constant::getNullValue(wide)));
+  Value *r = b.CreateUIToFP(rounded, to);
+  // Past the largest finite value (half only): infinity if rounding away from zero, else the
+  // largest finite value.
+  Value *inf = llvm::ConstantFP::getInfinity(to);
+  Value *largest =
+      llvm::ConstantFP::get(to, llvm::APFloat::getLargest(elementType(to)->getFltSemantics()));
+  r = b.CreateSelect(b.CreateAnd(b.CreateNot(away), b.CreateFCmpOEQ(r, inf)), largest, r);
+  return b.CreateSelect(negative, b.CreateFNeg(r), r);
+}
+
+// A narrowing floating-point conversion with directed rounding: to nearest, then one step
+// toward the mode's direction where that went the wrong way.
+Value *narrowDirected(IRBuilder<> &b, Value *x, llvm::Type *to, Rounding mode) {
+  Value *r = b.CreateFPTrunc(x, to);
+  Value *back = b.CreateFPExt(r, x->getType());
+  llvm::Type *it = llvm::IntegerType::get(
+      b.getContext(), static_cast<unsigned>(elementType(to)->getPrimitiveSizeInBits()));
+  if (auto *v = llvm::dyn_cast<llvm::VectorType>(to))
+    it = llvm::VectorType::get(it, v->getElementCount());
+  Value *bits = b.CreateBitCast(r, it);
+  Value *one = llvm::ConstantInt::get(it, 1);
+  Value *zero = llvm::ConstantFP::get(to, 0.0);
+  Value *fix = nullptr, *stepped = nullptr;
+  switch (mode) {
+    case Rounding::TowardZero:  // |r| > |x|: one step toward zero
+      fix = b.CreateFCmpOGT(intrinsic(b, llvm::Intrinsic::fabs, {back}),
+                            intrinsic(b, llvm::Intrinsic::fabs, {x}));
+      stepped = b.CreateSub(bits, one);
+      break;
+    case Rounding::Down:  // r > x: one step down
+      fix = b.CreateFCmpOGT(back, x);
+      stepped =
+          b.CreateSelect(b.CreateFCmpOGT(r, zero), b.CreateSub(bits, one), b.CreateAdd(bits, one));
+      break;
+    case Rounding::Up:  // r < x: one step up
+      fix = b.CreateFCmpOLT(back, x);
+      stepped =
+          b.CreateSelect(b.CreateFCmpOLT(r, zero), b.CreateSub(bits, one), b.CreateAdd(bits, one));
+      break;
+    case Rounding::Nearest:
+      return r;
+  }
+  // -0.0 stepped up is the smallest positive denormal, not a negative one.
+  if (mode == Rounding::Up) stepped = b.CreateSelect(b.CreateFCmpOEQ(r, zero), one, stepped);
+  return b.CreateSelect(fix, b.CreateBitCast(stepped, to), r);
+}
+
 // convert_<type>[_sat][_rte|_rtz|_rtp|_rtn]: the destination is the function's return type.
 Value *convert(IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
   Value *x = arg(f, 0);
@@ -209,9 +294,18 @@ Value *convert(IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
   bool toSigned = name.rfind("convert_u", 0) != 0;
   bool fromSigned = isSignedCode(m.elementCodes.at(0));
   llvm::Type *fromElem = elementType(x->getType()), *toElem = elementType(to);
-  if (fromElem->isFloatingPointTy() && toElem->isFloatingPointTy()) return b.CreateFPCast(x, to);
-  if (fromElem->isIntegerTy() && toElem->isFloatingPointTy())
+  if (fromElem->isFloatingPointTy() && toElem->isFloatingPointTy()) {
+    Rounding mode = roundingOf(name, Rounding::Nearest);
+    if (toElem->getPrimitiveSizeInBits() < fromElem->getPrimitiveSizeInBits() &&
+        mode != Rounding::Nearest)
+      return narrowDirected(b, x, to, mode);
+    return b.CreateFPCast(x, to);
+  }
+  if (fromElem->isIntegerTy() && toElem->isFloatingPointTy()) {
+    Rounding mode = roundingOf(name, Rounding::Nearest);
+    if (mode != Rounding::Nearest) return intToFloatDirected(b, x, to, fromSigned, mode);
     return fromSigned ? b.CreateSIToFP(x, to) : b.CreateUIToFP(x, to);
+  }
   if (fromElem->isFloatingPointTy()) {  // to an integer: round as asked (default: toward zero)
     llvm::Intrinsic::ID round = llvm::Intrinsic::trunc;
     if (name.find("_rte") != std::string::npos) round = llvm::Intrinsic::rint;
@@ -448,8 +542,11 @@ std::vector<llvm::Function *> defineMissingBuiltins(llvm::Module &m, bool before
     auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", &f);
     IRBuilder<> b(entry);
     const std::string &n = mangled->name;
-    // Before the library is linked, only what it never defines (its conversions win).
-    if (beforeLibrary && n.rfind("convert_", 0) == 0) {
+    // Before the library is linked, only what it never defines: its conversions win, except
+    // those to floating point with a directed rounding mode, which libclc rounds to nearest.
+    bool directedToFloat = elementType(f.getReturnType())->isFloatingPointTy() &&
+                           roundingOf(n, Rounding::Nearest) != Rounding::Nearest;
+    if (beforeLibrary && n.rfind("convert_", 0) == 0 && !directedToFloat) {
       entry->eraseFromParent();
       continue;
     }

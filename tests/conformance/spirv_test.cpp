@@ -1,6 +1,7 @@
 // SPIR-V kernels (OpenCL C built at build time) through both launch styles.
 #include "device_param.hpp"
 
+#include <cfenv>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -109,6 +110,66 @@ TEST_P(SpirvTest, WorkItemFunctionsAtRunTimeDimensionsBeyondWorkDim) {
         EXPECT_EQ(o[5], in ? id[dim] % local[dim] : 0u);
         EXPECT_EQ(o[6], in ? id[dim] / local[dim] : 0u);
       }
+}
+
+// The host's own conversion under a rounding mode (the FPU's mode applies to run-time values).
+template <class From>
+float hostConvert(From v, int mode) {
+  volatile From in = v;
+  std::fesetround(mode);
+  volatile float r = static_cast<float>(in);
+  std::fesetround(FE_TONEAREST);
+  return r;
+}
+
+bool sameFloat(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+TEST_P(SpirvTest, ConversionsToFloatHonourEveryRoundingMode) {
+  std::vector<int32_t> ints = {0,          1,           -1,        16777217,
+                               -16777217,  16777219,    INT32_MAX, INT32_MIN,
+                               2147483520, -2147483520, 123456789, -987654321};
+  std::vector<int64_t> longs = {0,
+                                -1,
+                                (1ll << 53) + 1,
+                                -(1ll << 53) - 1,
+                                INT64_MAX,
+                                INT64_MIN,
+                                (1ll << 24) + 1,
+                                9007199254740993ll,
+                                -1234567890123456789ll,
+                                1ll << 62,
+                                3,
+                                987654321987654321ll};
+  std::vector<double> doubles = {1.0 / 3,      -1.0 / 3, 1e39,      -1e39, 1e-46, -1e-46,
+                                 std::nan(""), INFINITY, -INFINITY, 0.1,   -0.0,  3.4028235e38};
+  const size_t n = ints.size();
+  Array<int32_t> a(device, ints);
+  Array<int64_t> l(device, longs);
+  Array<double> d(device, doubles);
+  Array<float, AllocType::Shared> out(device, n * 12), out4(device, n * 4);
+  queue.copyToDevice(a);
+  queue.copyToDevice(l);
+  queue.copyToDevice(d);
+  queue.launch(Kernel(spirv, "directed_conversions"), Range(n), {out, a, l, d});
+  queue.launch(Kernel(spirv, "directed_conversions4"), Range(n / 4), {out4, a});
+  queue.sync();
+  const int modes[4] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD};
+  const char *names[4] = {"rte", "rtz", "rtn", "rtp"};
+  for (size_t i = 0; i < n; ++i)
+    for (int m = 0; m < 4; ++m) {
+      SCOPED_TRACE(testing::Message() << "value " << i << ", " << names[m]);
+      EXPECT_TRUE(sameFloat(out.hostPtr()[i * 12 + m], hostConvert(ints[i], modes[m])))
+          << ints[i] << " -> " << out.hostPtr()[i * 12 + m];
+      EXPECT_TRUE(sameFloat(out.hostPtr()[i * 12 + 4 + m], hostConvert(longs[i], modes[m])))
+          << longs[i] << " -> " << out.hostPtr()[i * 12 + 4 + m];
+      EXPECT_TRUE(sameFloat(out.hostPtr()[i * 12 + 8 + m], hostConvert(doubles[i], modes[m])))
+          << doubles[i] << " -> " << out.hostPtr()[i * 12 + 8 + m];
+      // convert_float4_*: element i % 4 of vector i / 4, in mode m.
+      EXPECT_TRUE(
+          sameFloat(out4.hostPtr()[(i / 4 * 4 + m) * 4 + i % 4], hostConvert(ints[i], modes[m])));
+    }
 }
 
 TEST_P(SpirvTest, StructsByValueAndBoundsChecks) {

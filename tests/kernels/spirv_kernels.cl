@@ -151,3 +151,30 @@ kernel void dynamic_dimensions(global ulong *out, global const uint *dims) {
     o[6] = get_group_id(d);
   }
 }
+
+// Conversions to float with every rounding mode, scalar and vector, from int, long and double.
+kernel void directed_conversions(global float *out, global const int *i32, global const long *i64,
+                                 global const double *f64) {
+  size_t i = get_global_id(0);
+  global float *o = out + i * 12;
+  o[0] = convert_float_rte(i32[i]);
+  o[1] = convert_float_rtz(i32[i]);
+  o[2] = convert_float_rtn(i32[i]);
+  o[3] = convert_float_rtp(i32[i]);
+  o[4] = convert_float_rte(i64[i]);
+  o[5] = convert_float_rtz(i64[i]);
+  o[6] = convert_float_rtn(i64[i]);
+  o[7] = convert_float_rtp(i64[i]);
+  o[8] = convert_float_rte(f64[i]);
+  o[9] = convert_float_rtz(f64[i]);
+  o[10] = convert_float_rtn(f64[i]);
+  o[11] = convert_float_rtp(f64[i]);
+}
+
+kernel void directed_conversions4(global float4 *out, global const int4 *in) {
+  size_t i = get_global_id(0);
+  out[i * 4 + 0] = convert_float4_rte(in[i]);
+  out[i * 4 + 1] = convert_float4_rtz(in[i]);
+  out[i * 4 + 2] = convert_float4_rtn(in[i]);
+  out[i * 4 + 3] = convert_float4_rtp(in[i]);
+}
