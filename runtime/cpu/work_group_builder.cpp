@@ -499,6 +499,7 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
   }
 
   defineVectorizableMath(m);
+  mapPrintfResults(m);
   defineMissingBuiltins(m, /*beforeLibrary=*/true);
   // Reading the library costs milliseconds: only when the kernels call a builtin it may have.
   auto linkLibrary = [&] {

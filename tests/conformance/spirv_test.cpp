@@ -375,13 +375,18 @@ TEST_P(SpirvTest, PrintfWritesToTheProcessOutput) {
   Array<float, AllocType::Shared> values(device, 2);
   values.hostPtr()[0] = 1.5f;
   values.hostPtr()[1] = -2.25f;
+  Array<int32_t, AllocType::Shared> results(device, 2);
+  results.hostPtr()[0] = results.hostPtr()[1] = 99;
   testing::internal::CaptureStdout();
-  queue.launch(Kernel(spirv, "print_values"), Range(2).local(1), {values});
+  queue.launch(Kernel(spirv, "print_values"), Range(2).local(1), {values, results});
   queue.sync();
   std::fflush(stdout);
   std::string out = testing::internal::GetCapturedStdout();
   EXPECT_NE(out.find("item 0: 1.50 first\n"), std::string::npos) << out;
   EXPECT_NE(out.find("item 1: -2.25 next\n"), std::string::npos) << out;
+  // OpenCL's printf returns 0 on success, not the number of characters.
+  EXPECT_EQ(results.hostPtr()[0], 0);
+  EXPECT_EQ(results.hostPtr()[1], 0);
 }
 
 TEST_P(SpirvTest, SpecializationConstantsComeFromModuleOptions) {

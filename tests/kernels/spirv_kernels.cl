@@ -97,9 +97,9 @@ XPURT_TASK_KERNEL(4) void task_ids(global struct TaskRecord *p) {
   o[5] = taskCount0 + 10 * taskCount1 + 100 * taskCount2;
 }
 
-kernel void print_values(global const float *values) {
+kernel void print_values(global const float *values, global int *results) {
   size_t i = get_global_id(0);
-  printf("item %d: %.2f %s\n", (int)i, values[i], i == 0 ? "first" : "next");
+  results[i] = printf("item %d: %.2f %s\n", (int)i, values[i], i == 0 ? "first" : "next");
 }
 
 // A specialization constant (what SYCL emits; OpenCL C reaches it through the translator's
