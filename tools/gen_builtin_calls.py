@@ -74,6 +74,9 @@ FAMILIES = [  # (module, predicate on the builtin's name), first match wins
 ]
 
 SLICE = 48  # overloads per kernel: small kernels keep a missing builtin's damage small
+# Collectives are barriers to the CPU JIT, which cuts a kernel into a region per barrier:
+# fewer of them per kernel keep its compile time linear.
+COLLECTIVE_SLICE = 6
 
 
 def strip_attributes(text):
@@ -176,15 +179,16 @@ def emit(decls, outdir):
                  "#pragma OPENCL EXTENSION cl_khr_fp16 : enable",
                  "#pragma OPENCL EXTENSION cl_khr_fp64 : enable", ""]
         for name, overloads in sorted(names.items()):
-            for start in range(0, len(overloads), SLICE):
-                kernel = f"call_{name}" + (f"_{start // SLICE}" if start else "")
+            step = COLLECTIVE_SLICE if mod in ("sub_groups", "work_groups") else SLICE
+            for start in range(0, len(overloads), step):
+                kernel = f"call_{name}" + (f"_{start // step}" if start else "")
                 manifest.append((f"xpurt_builtins_{mod}", kernel, name))
                 lines.append(f"kernel void {kernel}(global uchar *in, constant uchar *cin, "
                              "global uchar *out, local uchar *lmem) {")
                 lines.append("  ulong16 pstore[4];")
                 lines.append("  private uchar *pmem = (private uchar *)pstore;")
                 lines.append("  event_t ev;")
-                for k, (ret, params) in enumerate(overloads[start:start + SLICE]):
+                for k, (ret, params) in enumerate(overloads[start:start + step]):
                     args = ", ".join(argument(name, p, i, len(params)) for i, p in enumerate(params))
                     call = f"{name}({args})"
                     r = ret.replace("__private", "").strip()

@@ -259,9 +259,12 @@ Regions splitAtBarriers(llvm::Function &kernel) {
     replace(a, slot, at, bytes);
     regions.privateBytesPerItem = at + bytes;
   }
-  regions.privateBytesPerItem = (regions.privateBytesPerItem + 15) / 16 * 16;
+  // The group-wide slots start at privateBytesPerItem * items: a multiple of 128 keeps that
+  // start aligned for any value (a double16), as each slot is within the area.
+  regions.privateBytesPerItem = (regions.privateBytesPerItem + 127) / 128 * 128;
   for (llvm::AllocaInst *a : groupWide) {
-    uint64_t at = (regions.privateBytesPerGroup + 15) / 16 * 16;
+    uint64_t align = std::max<uint64_t>(a->getAlign().value(), 16);
+    uint64_t at = (regions.privateBytesPerGroup + align - 1) / align * align;
     regions.privateBytesPerGroup = at + sizeOf(a);
     replace(a, groupSlot, regions.privateBytesPerItem, at);
   }

@@ -233,12 +233,11 @@ Value *intToFloatDirected(IRBuilder<> &b, Value *x, llvm::Type *to, bool isSigne
   Value *away = mode == Rounding::Up     ? b.CreateNot(negative)
                 : mode == Rounding::Down ? negative
                                          : llvm::Constant::getNullValue(negative->getType());
-  llvm::Type *wide = it->getWithNewBitWidth(bits + 1);  // room for the carry out of kept
-  Value *unit = b.CreateAdd(b.CreateZExt(mask, wide), c(wide, 1));
-  Value *rounded = b.CreateAdd(
-      b.CreateZExt(kept, wide),
-      b.CreateSelect(b.CreateAnd(away, dropped), unit, llvm::Constant::getNullValue(wide)));
-  Value *r = b.CreateUIToFP(rounded, to);
+  // kept and one unit in its last place (a power of two) both convert exactly, and so does
+  // their sum, even where it carries into a new power of two.
+  Value *unit = b.CreateUIToFP(b.CreateAdd(mask, c(it, 1)), to);
+  Value *r = b.CreateFAdd(b.CreateUIToFP(kept, to), b.CreateSelect(b.CreateAnd(away, dropped), unit,
+                                                                   llvm::ConstantFP::get(to, 0.0)));
   // Past the largest finite value (half only): infinity if rounding away from zero, else the
   // largest finite value.
   Value *inf = llvm::ConstantFP::getInfinity(to);

@@ -63,6 +63,10 @@ const std::map<std::string, WorkItem> &workItemFunctions() {
 }
 
 constexpr const char *kWorkItemPrefix = "xpurt.wi.";
+// What the builtin library's collectives ask of the work-group function (collectives.cl).
+constexpr const char *kGroupScratch = "xpurt_group_scratch";
+constexpr const char *kSubGroupSize = "xpurt_sub_group_size";
+constexpr uint64_t kGroupScratchBytesPerItem = 128;
 
 // Work-item functions and barriers are answered by the work-group loops, not by a library:
 // give their declarations names of our own before the library is linked.
@@ -70,7 +74,9 @@ void renameWorkItemFunctions(llvm::Module &m) {
   for (llvm::Function &f : m) {
     if (!f.isDeclaration() || f.getName().startswith(kWorkItemPrefix)) continue;
     std::string name = f.getName().str();
-    if (!workItemFunctions().count(name) && !isBarrierName(name)) continue;
+    if (!workItemFunctions().count(name) && !isBarrierName(name) && name != kGroupScratch &&
+        name != kSubGroupSize)
+      continue;
     // A library linked later declares them again: one declaration serves both.
     if (llvm::Function *renamed = m.getFunction(kWorkItemPrefix + name)) {
       f.replaceAllUsesWith(renamed);
@@ -84,6 +90,8 @@ void renameWorkItemFunctions(llvm::Module &m) {
 struct ContextValues {
   Value *groupId[3], *localSize[3], *enqueuedLocalSize[3], *globalSize[3], *globalOffset[3],
       *numGroups[3], *workDim, *localMemory, *privateMemory;
+  Value *groupScratch = nullptr;  // the collectives' exchange memory, if the kernel has any
+  uint32_t subGroupSize = 0;
 };
 
 ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
@@ -163,6 +171,14 @@ void replaceWorkItemCalls(const std::vector<llvm::BasicBlock *> &blocks, const C
       continue;
     }
     std::string mangled = callee.substr(9).str();
+    if (mangled == kGroupScratch || mangled == kSubGroupSize) {
+      Value *v = mangled == kSubGroupSize
+                     ? static_cast<Value *>(b.getInt32(ctx.subGroupSize))
+                     : b.CreateAddrSpaceCast(ctx.groupScratch, call->getType());
+      call->replaceAllUsesWith(v);
+      call->eraseFromParent();
+      continue;
+    }
     auto known = workItemFunctions().find(mangled);
     if (known == workItemFunctions().end())
       core::fail(XPURT_ERROR_UNSUPPORTED, "'{}' cannot be used here by the CPU JIT", mangled);
@@ -340,6 +356,7 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
   ContextValues ctx = loadContext(b, ctxPtr);
   ctx.localMemory = wg->getArg(2);
   ctx.privateMemory = wg->getArg(3);
+  ctx.subGroupSize = info.requiredSubGroupSize ? info.requiredSubGroupSize : kDefaultSubGroupSize;
   std::vector<Value *> args;
   for (const llvm::Argument &a : kernel.args()) {
     unsigned i = a.getArgNo();
@@ -362,9 +379,27 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     IRBuilder<>(done).CreateRetVoid();
     return layout;
   }
+  bool collectives = false;
+  for (const llvm::Instruction &i : llvm::instructions(kernel))
+    if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+      if (auto *callee = call->getCalledFunction())
+        collectives =
+            collectives || callee->getName() == std::string(kWorkItemPrefix) + kGroupScratch;
   Regions regions = splitAtBarriers(kernel);
   layout.privateBytesPerItem = regions.privateBytesPerItem;
   layout.privateBytesPerGroup = regions.privateBytesPerGroup;
+  if (collectives) {
+    // After the per-item and per-group slots: 128 bytes per work-item (a double16), aligned to
+    // 128 at run time, for which the group area grows by 128.
+    Value *items = b.CreateMul(b.CreateMul(ctx.enqueuedLocalSize[0], ctx.enqueuedLocalSize[1]),
+                               ctx.enqueuedLocalSize[2]);
+    Value *offset = b.CreateAdd(b.CreateMul(items, b.getInt64(layout.privateBytesPerItem)),
+                                b.getInt64(layout.privateBytesPerGroup + 127));
+    offset = b.CreateAnd(offset, b.getInt64(~uint64_t{127}));
+    ctx.groupScratch = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.privateMemory, offset, "scratch");
+    layout.privateBytesPerItem += kGroupScratchBytesPerItem;
+    layout.privateBytesPerGroup += 128;
+  }
   layout.regions = static_cast<uint32_t>(regions.functions.size());
   Value *next = b.CreateAlloca(b.getInt32Ty(), nullptr, "next.region");
   b.CreateStore(b.getInt32(0), next);
@@ -527,6 +562,12 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
 
   for (const spirv::KernelInfo &info : kernels) {
     if (result.unavailable.count(info.name)) continue;
+    if (info.requiredSubGroupSize > kMaxSubGroupSize) {
+      result.unavailable[info.name] = fmt::format(
+          "kernel '{}' requires sub-groups of {} work-items; the CPU device's are at most {}",
+          info.name, info.requiredSubGroupSize, kMaxSubGroupSize);
+      continue;
+    }
     llvm::Function *kernel = m.getFunction(info.name);
     if (!kernel) core::fail(XPURT_ERROR_UNKNOWN, "kernel '{}' vanished from its module", info.name);
     KernelLayout kl = buildWorkGroupFunction(m, *kernel, info);

@@ -14,6 +14,12 @@
 
 namespace xpurt::cpu {
 
+// Sub-groups: consecutive work-items in local linear order, as many as the kernel requires
+// (intel_reqd_sub_group_size, at most kMaxSubGroupSize: ballots are 128 bits), else
+// kDefaultSubGroupSize: one AVX-512 vector of floats, two AVX2 ones.
+inline constexpr uint32_t kDefaultSubGroupSize = 16;
+inline constexpr uint32_t kMaxSubGroupSize = 128;
+
 // The memory a kernel's work-groups need besides their arguments' __local memory.
 struct KernelLayout {
   uint64_t staticLocalBytes = 0;      // static __local variables, at the start of local memory

@@ -146,6 +146,10 @@ std::vector<KernelInfo> reflectKernels(const llvm::Module &module) {
       for (unsigned d = 0; d < 3 && d < node->getNumOperands(); ++d)
         if (auto *c = llvm::mdconst::dyn_extract<llvm::ConstantInt>(node->getOperand(d)))
           info.requiredLocalSize[d] = static_cast<uint32_t>(c->getZExtValue());
+    // SPIR-V's SubgroupSize execution mode (OpenCL's intel_reqd_sub_group_size).
+    if (auto *node = f.getMetadata("intel_reqd_sub_group_size"); node && node->getNumOperands())
+      if (auto *c = llvm::mdconst::dyn_extract<llvm::ConstantInt>(node->getOperand(0)))
+        info.requiredSubGroupSize = static_cast<uint32_t>(c->getZExtValue());
     kernels.push_back(std::move(info));
   }
   return kernels;

@@ -33,6 +33,7 @@ struct KernelInfo {
   std::string name;
   std::vector<KernelArg> args;
   std::array<uint32_t, 3> requiredLocalSize{0, 0, 0};  // reqd_work_group_size; 0 if none
+  uint32_t requiredSubGroupSize = 0;                   // intel_reqd_sub_group_size; 0 if none
 };
 
 // Throws INVALID_MODULE with the translator's message if the module cannot be read.

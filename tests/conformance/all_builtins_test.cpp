@@ -23,19 +23,10 @@ const BuiltinCall kCalls[] = {
 #include "builtin_calls.inc"
 };
 
-// Builtins the CPU device does not provide yet: sub-group functions and work-group
-// collectives (they need the work-items of a group to exchange values at the call), and
-// get_fence on generic pointers.
+// Builtins the CPU device does not provide yet: get_fence, which would have to tell a
+// generic pointer's address space where all of them are one memory.
 bool notProvidedYet(const std::string &builtin) {
-  if (builtin == "sub_group_barrier") return false;  // a work-group barrier is one too
-  static const char *const prefixes[] = {
-      "sub_group_",         "intel_sub_group_",       "get_sub_group_",
-      "get_num_sub_groups", "get_max_sub_group_size", "get_enqueued_num_sub_groups",
-      "work_group_reduce_", "work_group_scan_",       "work_group_broadcast",
-      "work_group_all",     "work_group_any",         "get_fence"};
-  for (const char *p : prefixes)
-    if (builtin.rfind(p, 0) == 0) return true;
-  return false;
+  return builtin == "get_fence";
 }
 
 class AllBuiltinsTest : public ::testing::TestWithParam<std::string> {
