@@ -15,6 +15,7 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -77,7 +78,7 @@ char *privateMemory(size_t bytes) {
 
 // Runs every work-group of the range, in parallel over the device's arena.
 void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange &r,
-                   size_t localBytes, const KernelLayout &layout) {
+                   size_t localBytes, const KernelLayout &layout, const std::string &kernel) {
   size_t privateBytes =
       layout.privateBytesPerItem * r.localSize[0] * r.localSize[1] * r.localSize[2] +
       layout.privateBytesPerGroup;
@@ -85,6 +86,9 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
   for (int d = 0; d < 3; ++d)
     numGroups[d] = (r.globalSize[d] + r.localSize[d] - 1) / r.localSize[d];
   uint64_t total = numGroups[0] * numGroups[1] * numGroups[2];
+  // The first group whose work-items parted at a barrier (linear id + 1): its launch fails
+  // once every group has run, which the other groups do unharmed.
+  std::atomic<uint64_t> divergentGroup{0};
   // A run of consecutive groups on one thread: the context is set up once, and the group id
   // steps like an odometer instead of being divided out of a linear index per group.
   auto runGroups = [&](const tbb::blocked_range<uint64_t> &range) {
@@ -107,6 +111,11 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
         ctx.localSize[d] =
             std::min(r.localSize[d], r.globalSize[d] - ctx.groupId[d] * r.localSize[d]);
       fn(args, &ctx, local, priv);
+      if (ctx.divergent) {
+        uint64_t none = 0;
+        divergentGroup.compare_exchange_strong(none, g + 1);
+        ctx.divergent = 0;
+      }
       if (++ctx.groupId[0] == numGroups[0]) {
         ctx.groupId[0] = 0;
         if (++ctx.groupId[1] == numGroups[1]) {
@@ -116,11 +125,20 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
       }
     }
   };
-  if (total == 1) {
+  if (total == 1)
     runGroups(tbb::blocked_range<uint64_t>(0, 1));
-    return;
+  else
+    tbb::parallel_for(tbb::blocked_range<uint64_t>(0, total), runGroups);
+  if (uint64_t g = divergentGroup.load()) {
+    --g;
+    core::fail(XPURT_ERROR_UNSUPPORTED,
+               "kernel '{}': the work-items of work-group ({}, {}, {}) did not all reach the "
+               "same barrier (or work-group or sub-group function); OpenCL leaves that "
+               "undefined, and the CPU device runs those only where every work-item of the "
+               "group reaches them: such groups stopped there",
+               kernel, g % numGroups[0], g / numGroups[0] % numGroups[1],
+               g / (numGroups[0] * numGroups[1]));
   }
-  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, total), runGroups);
 }
 
 class SpirvKernel final : public CpuKernel {
@@ -152,7 +170,7 @@ class SpirvKernel final : public CpuKernel {
     }
     r.workDim = dims[2] > 1 ? 3 : dims[1] > 1 ? 2 : 1;
     void *const args[1] = {&params};
-    runWorkGroups(fn_, args, r, layout_.staticLocalBytes, layout_);
+    runWorkGroups(fn_, args, r, layout_.staticLocalBytes, layout_, name());
   }
 
   void checkLaunch(const core::KernelArgs &given, core::NDRange &range) const override {
@@ -190,7 +208,7 @@ class SpirvKernel final : public CpuKernel {
         args[i] = const_cast<std::byte *>(given.data.data() + a.offset);
       }
     }
-    runWorkGroups(fn_, args.data(), range, localBytes, layout_);
+    runWorkGroups(fn_, args.data(), range, localBytes, layout_, name());
   }
 
  private:

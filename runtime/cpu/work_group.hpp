@@ -18,13 +18,13 @@ struct WorkGroupContext {
   uint64_t globalOffset[3];
   uint64_t numGroups[3];
   uint32_t workDim;
-  uint32_t reserved;
+  uint32_t divergent;  // set by the function: its work-items parted at a barrier
 };
 
 // args[i] points to the value of argument i; for a __local pointer argument, to the uint64_t
 // offset of its storage in `local`. `local` is the group's __local memory (static variables,
 // then arguments), `priv` what its work-items keep across barriers; both are noalias.
-using WorkGroupFunction = void (*)(void *const *args, const WorkGroupContext *ctx, char *local,
+using WorkGroupFunction = void (*)(void *const *args, WorkGroupContext *ctx, char *local,
                                    char *priv);
 
 inline std::string workGroupFunctionName(const std::string &kernel) {

@@ -67,6 +67,9 @@ constexpr const char *kWorkItemPrefix = "xpurt.wi.";
 constexpr const char *kGroupScratch = "xpurt_group_scratch";
 constexpr const char *kSubGroupSize = "xpurt_sub_group_size";
 constexpr uint64_t kGroupScratchBytesPerItem = 128;
+// Marks the accesses of the work-item loop that do depend on the work-item before (the bounds
+// of the regions the items chose): not part of the loop's parallel accesses.
+constexpr const char *kSerialAccess = "xpurt.serial";
 
 // Work-item functions and barriers are answered by the work-group loops, not by a library:
 // give their declarations names of our own before the library is linked.
@@ -262,7 +265,8 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
                     !llvm::cast<llvm::LoadInst>(i).isVolatile()) ||
                    (llvm::isa<llvm::StoreInst>(i) && !llvm::cast<llvm::StoreInst>(i).isAtomic() &&
                     !llvm::cast<llvm::StoreInst>(i).isVolatile());
-      if (plain) i.setMetadata(llvm::LLVMContext::MD_access_group, group);
+      if (plain && !i.getMetadata(kSerialAccess))
+        i.setMetadata(llvm::LLVMContext::MD_access_group, group);
     }
   llvm::MDNode *parallel =
       llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group});
@@ -282,9 +286,14 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
 // Emits, at the end of `from`, loops z, y, x over the group's local ids around a call of
 // `body` (the kernel or one of its regions) and inlines it. If `result` is given, each
 // work-item stores what body returns there. Returns the block after the loops.
+struct RegionChoices {
+  Value *lowest, *highest;  // i32 allocas
+};
+
 llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
                                     const ContextValues &ctx, llvm::Function &body,
-                                    llvm::ArrayRef<Value *> args, Value *result) {
+                                    llvm::ArrayRef<Value *> args, Value *result,
+                                    const RegionChoices *choices = nullptr) {
   llvm::LLVMContext &c = wg.getContext();
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
   IRBuilder<> b(from);
@@ -309,6 +318,17 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
   b.SetInsertPoint(current);
   llvm::CallInst *call = b.CreateCall(&body, args);
   if (result) b.CreateStore(call, result);
+  if (choices) {  // the lowest and highest region any work-item chose
+    llvm::MDNode *serial = llvm::MDNode::get(c, {});
+    auto update = [&](Value *slot, llvm::Intrinsic::ID op) {
+      auto *old = b.CreateLoad(call->getType(), slot);
+      auto *store = b.CreateStore(b.CreateBinaryIntrinsic(op, old, call), slot);
+      old->setMetadata(kSerialAccess, serial);
+      store->setMetadata(kSerialAccess, serial);
+    };
+    update(choices->lowest, llvm::Intrinsic::smin);
+    update(choices->highest, llvm::Intrinsic::smax);
+  }
   llvm::BasicBlock *innerBody = current;
   llvm::BranchInst *innerLatchBranch = nullptr;
   for (int d = 0; d < 3; ++d) {
@@ -405,6 +425,16 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
   b.CreateStore(b.getInt32(0), next);
   auto *dispatch = llvm::BasicBlock::Create(c, "dispatch", wg);
   auto *exit = llvm::BasicBlock::Create(c, "exit", wg);
+  RegionChoices choices{b.CreateAlloca(b.getInt32Ty(), nullptr, "lowest.region"),
+                        b.CreateAlloca(b.getInt32Ty(), nullptr, "highest.region")};
+  auto *diverged = llvm::BasicBlock::Create(c, "diverged", wg);
+  {
+    static_assert(offsetof(WorkGroupContext, divergent) == 18 * 8 + 4);
+    IRBuilder<> d(diverged);
+    Value *flag = d.CreateConstInBoundsGEP1_64(d.getInt8Ty(), ctxPtr, 18 * 8 + 4);
+    d.CreateStore(d.getInt32(1), flag);
+    d.CreateRetVoid();
+  }
   b.CreateBr(dispatch);
   b.SetInsertPoint(dispatch);
   auto *sw = b.CreateSwitch(b.CreateLoad(b.getInt32Ty(), next), exit,
@@ -412,8 +442,28 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
   for (size_t r = 0; r < regions.functions.size(); ++r) {
     auto *start = llvm::BasicBlock::Create(c, "region", wg);
     sw->addCase(b.getInt32(static_cast<uint32_t>(r)), start);
-    llvm::BasicBlock *done = emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next);
-    IRBuilder<>(done).CreateBr(dispatch);
+    // A region that can end at more than one place (a barrier in a loop or a branch) checks
+    // that every work-item chose the same: OpenCL makes a barrier that only some reach
+    // undefined, and running on would give wrong results silently.
+    std::set<Value *> ends;
+    for (llvm::BasicBlock &bb : *regions.functions[r])
+      if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator()))
+        ends.insert(ret->getReturnValue());
+    if (ends.size() < 2) {
+      llvm::BasicBlock *done =
+          emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next);
+      IRBuilder<>(done).CreateBr(dispatch);
+      continue;
+    }
+    IRBuilder<> s(start);
+    s.CreateStore(s.getInt32(INT32_MAX), choices.lowest);
+    s.CreateStore(s.getInt32(INT32_MIN), choices.highest);
+    llvm::BasicBlock *done =
+        emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next, &choices);
+    IRBuilder<> d(done);
+    Value *parted = d.CreateICmpNE(d.CreateLoad(d.getInt32Ty(), choices.lowest),
+                                   d.CreateLoad(d.getInt32Ty(), choices.highest));
+    d.CreateCondBr(parted, diverged, dispatch);
   }
   IRBuilder<>(exit).CreateRetVoid();
   return layout;

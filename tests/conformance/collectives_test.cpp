@@ -1,0 +1,200 @@
+// Work-group collectives, sub-group functions and float atomics against host references, on
+// full and partial work-groups.
+#include "device_param.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <vector>
+
+namespace xpurt::test {
+namespace {
+
+class CollectivesTest : public DeviceTest {
+ protected:
+  Module collectives{device, "xpurt_test_collectives"};
+};
+
+int inputValue(size_t g) {
+  return static_cast<int>((g * 7 + 3) % 23) - 5;
+}
+
+// The work-items of a launch, grouped: for each group, its items' global linear ids in local
+// linear order.
+std::vector<std::vector<size_t>> groupsOf(size_t gx, size_t gy, size_t lx, size_t ly) {
+  std::map<std::pair<size_t, size_t>, std::vector<size_t>> groups;
+  for (size_t y = 0; y < gy; ++y)
+    for (size_t x = 0; x < gx; ++x) groups[{y / ly, x / lx}];
+  for (auto &[id, items] : groups) {
+    size_t x0 = id.second * lx, y0 = id.first * ly;
+    size_t sx = std::min(lx, gx - x0), sy = std::min(ly, gy - y0);
+    for (size_t y = 0; y < sy; ++y)
+      for (size_t x = 0; x < sx; ++x) items.push_back((y0 + y) * gx + x0 + x);
+  }
+  std::vector<std::vector<size_t>> result;
+  for (auto &[id, items] : groups) result.push_back(items);
+  return result;
+}
+
+struct Shape {
+  size_t gx, gy, lx, ly;
+};
+
+TEST_P(CollectivesTest, WorkGroupCollectivesOnFullAndPartialGroups) {
+  for (Shape s : {Shape{100, 1, 32, 1}, Shape{10, 6, 4, 4}, Shape{64, 1, 64, 1}}) {
+    SCOPED_TRACE(testing::Message()
+                 << s.gx << "x" << s.gy << " in groups of " << s.lx << "x" << s.ly);
+    size_t n = s.gx * s.gy;
+    std::vector<int> values(n);
+    for (size_t g = 0; g < n; ++g) values[g] = inputValue(g);
+    Array<int> in(device, values);
+    Array<int, AllocType::Shared> out(device, n * 8);
+    Array<float, AllocType::Shared> fout(device, n);
+    queue.copyToDevice(in);
+    Range range = s.gy == 1 ? Range(s.gx).local(s.lx) : Range(s.gx, s.gy).local(s.lx, s.ly);
+    queue.launch(Kernel(collectives, "group_collectives"), range, {in, out, fout});
+    queue.sync();
+    for (const auto &items : groupsOf(s.gx, s.gy, s.lx, s.ly)) {
+      int sum = 0, lo = INT32_MAX, hi = INT32_MIN, all = 1, any = 0;
+      for (size_t g : items) {
+        sum += values[g], lo = std::min(lo, values[g]), hi = std::max(hi, values[g]);
+        all = all && values[g] >= 0;
+        any = any || values[g] == 7;
+      }
+      int prefix = 0;
+      for (size_t i = 0; i < items.size(); ++i) {
+        size_t g = items[i];
+        const int *o = out.hostPtr() + g * 8;
+        SCOPED_TRACE(testing::Message() << "work-item " << g);
+        EXPECT_EQ(o[0], sum);
+        EXPECT_EQ(o[1], lo);
+        EXPECT_EQ(o[2], hi);
+        EXPECT_EQ(o[4], prefix);
+        prefix += values[g];
+        EXPECT_EQ(o[3], prefix);
+        EXPECT_EQ(o[5], values[items[1]]);  // local id (1, 0): the second in linear order
+        EXPECT_EQ(o[6] != 0, all != 0);
+        EXPECT_EQ(o[7] != 0, any != 0);
+        EXPECT_EQ(fout.hostPtr()[g], hi * 0.5f);
+      }
+    }
+  }
+}
+
+TEST_P(CollectivesTest, SubGroupsOfSixteenOnFullAndPartialGroups) {
+  for (Shape s : {Shape{100, 1, 40, 1}, Shape{12, 5, 6, 5}}) {
+    SCOPED_TRACE(testing::Message()
+                 << s.gx << "x" << s.gy << " in groups of " << s.lx << "x" << s.ly);
+    size_t n = s.gx * s.gy;
+    std::vector<int> values(n);
+    for (size_t g = 0; g < n; ++g) values[g] = inputValue(g);
+    Array<int> in(device, values);
+    Array<int, AllocType::Shared> out(device, n * 12);
+    queue.copyToDevice(in);
+    Range range = s.gy == 1 ? Range(s.gx).local(s.lx) : Range(s.gx, s.gy).local(s.lx, s.ly);
+    queue.launch(Kernel(collectives, "sub_group_functions"), range, {in, out});
+    queue.sync();
+    for (const auto &items : groupsOf(s.gx, s.gy, s.lx, s.ly)) {
+      size_t subGroups = (items.size() + 15) / 16;
+      for (size_t sg = 0; sg < subGroups; ++sg) {
+        std::vector<size_t> members(
+            items.begin() + static_cast<std::ptrdiff_t>(sg * 16),
+            items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), sg * 16 + 16)));
+        int sum = 0, odd = 0, three = 0;
+        for (size_t g : members) {
+          sum += values[g];
+          odd += values[g] & 1;
+          three = three || values[g] == 3;
+        }
+        int prefix = 0, runningMax = INT32_MIN;
+        for (size_t i = 0; i < members.size(); ++i) {
+          size_t g = members[i];
+          const int *o = out.hostPtr() + g * 12;
+          SCOPED_TRACE(testing::Message() << "work-item " << g << ", sub-group " << sg);
+          EXPECT_EQ(o[0], static_cast<int>(members.size()));
+          EXPECT_EQ(o[1], static_cast<int>(sg));
+          EXPECT_EQ(o[2], static_cast<int>(i));
+          EXPECT_EQ(o[3], static_cast<int>(subGroups));
+          EXPECT_EQ(o[4], sum);
+          prefix += values[g];
+          EXPECT_EQ(o[5], prefix);
+          EXPECT_EQ(o[6], runningMax);
+          runningMax = std::max(runningMax, values[g]);
+          EXPECT_EQ(o[7], values[members[1]]);
+          if ((i ^ 1) < members.size()) {
+            EXPECT_EQ(o[8], values[members[i ^ 1]]);
+          }
+          EXPECT_EQ(o[9], odd);
+          EXPECT_EQ(o[10] != 0, three != 0);
+          EXPECT_EQ(o[11], static_cast<int>(std::min<size_t>(16, s.lx * s.ly)));
+        }
+      }
+    }
+  }
+}
+
+TEST_P(CollectivesTest, ARequiredSubGroupSizeIsHonoured) {
+  constexpr size_t n = 44;  // groups of 22: sub-groups of 8, 8 and 6
+  std::vector<int> values(n);
+  for (size_t g = 0; g < n; ++g) values[g] = inputValue(g);
+  Array<int> in(device, values);
+  Array<int, AllocType::Shared> out(device, n * 2);
+  queue.copyToDevice(in);
+  queue.launch(Kernel(collectives, "sub_groups_of_eight"), Range(n).local(22), {in, out});
+  queue.sync();
+  for (size_t g = 0; g < n; ++g) {
+    size_t local = g % 22, first = g - local % 8, size = std::min<size_t>(8, 22 - local / 8 * 8);
+    int hi = INT32_MIN;
+    for (size_t k = first; k < first + size; ++k) hi = std::max(hi, values[k]);
+    EXPECT_EQ(out.hostPtr()[g * 2], static_cast<int>(size)) << g;
+    EXPECT_EQ(out.hostPtr()[g * 2 + 1], hi) << g;
+  }
+}
+
+TEST_P(CollectivesTest, FloatAtomicsUnderContention) {
+  constexpr size_t n = 100000;
+  std::vector<float> values(n, 0.25f);
+  values[n / 3] = 1000.5f;
+  Array<float> v(device, values);
+  Array<float, AllocType::Shared> sum(device, 1), maxValue(device, 1);
+  Array<double, AllocType::Shared> dsum(device, 1);
+  sum.hostPtr()[0] = 0;
+  dsum.hostPtr()[0] = 0;
+  maxValue.hostPtr()[0] = -1;
+  queue.copyToDevice(v);
+  queue.launch(Kernel(collectives, "float_atomics"), Range(n).local(64), {sum, dsum, maxValue, v});
+  queue.sync();
+  // Every partial sum is a multiple of 0.25 below 2^24 * 0.25: exact in any order.
+  EXPECT_EQ(sum.hostPtr()[0], 0.25f * (n - 1) + 1000.5f);
+  EXPECT_EQ(dsum.hostPtr()[0], 0.25 * (n - 1) + 1000.5);
+  EXPECT_EQ(maxValue.hostPtr()[0], 1000.5f);
+}
+
+TEST_P(CollectivesTest, WorkItemsPartingAtABarrierFailTheLaunchAndNothingElse) {
+  constexpr size_t n = 64;
+  std::vector<int> values(n, 1);
+  Array<int> in(device, values);
+  Array<int, AllocType::Shared> out(device, n);
+  queue.copyToDevice(in);
+  Future f =
+      queue.launch(Kernel(collectives, "divergent_sub_group"), Range(n).local(32), {in, out});
+  try {
+    queue.sync();
+    ADD_FAILURE() << "a launch whose work-items parted at a sub-group reduction succeeded";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), XPURT_ERROR_EXECUTION_FAILED);
+    EXPECT_NE(std::string(e.what()).find("divergent_sub_group"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("did not all reach the same barrier"), std::string::npos)
+        << e.what();
+  }
+  // The queue and the module go on working.
+  Array<int, AllocType::Shared> pairs(device, n * 2);
+  queue.launch(Kernel(collectives, "sub_groups_of_eight"), Range(n).local(32), {in, pairs});
+  queue.sync();
+  EXPECT_EQ(pairs.hostPtr()[0], 8);
+}
+
+XPURT_INSTANTIATE_CONFORMANCE(CollectivesTest);
+
+}  // namespace
+}  // namespace xpurt::test

@@ -1,0 +1,63 @@
+// Work-group collectives and sub-group functions (OpenCL C 3.0), checked against host
+// references on full and partial groups (tests/conformance/collectives_test.cpp).
+
+kernel void group_collectives(global const int *in, global int *out, global float *fout) {
+  size_t g = get_global_linear_id();
+  int x = in[g];
+  global int *o = out + g * 8;
+  o[0] = work_group_reduce_add(x);
+  o[1] = work_group_reduce_min(x);
+  o[2] = work_group_reduce_max(x);
+  o[3] = work_group_scan_inclusive_add(x);
+  o[4] = work_group_scan_exclusive_add(x);
+  o[5] = work_group_broadcast(x, 1, 0);
+  o[6] = work_group_all(x >= 0);
+  o[7] = work_group_any(x == 7);
+  fout[g] = work_group_reduce_max((float)x * 0.5f);
+}
+
+kernel void sub_group_functions(global const int *in, global int *out) {
+  size_t g = get_global_linear_id();
+  int x = in[g];
+  global int *o = out + g * 12;
+  o[0] = get_sub_group_size();
+  o[1] = get_sub_group_id();
+  o[2] = get_sub_group_local_id();
+  o[3] = get_num_sub_groups();
+  o[4] = sub_group_reduce_add(x);
+  o[5] = sub_group_scan_inclusive_add(x);
+  o[6] = sub_group_scan_exclusive_max(x);
+  o[7] = sub_group_broadcast(x, 1);
+  o[8] = sub_group_shuffle_xor(x, 1);
+  o[9] = sub_group_ballot_bit_count(sub_group_ballot(x & 1));
+  o[10] = sub_group_any(x == 3);
+  o[11] = get_max_sub_group_size();
+}
+
+__attribute__((intel_reqd_sub_group_size(8)))
+kernel void sub_groups_of_eight(global const int *in, global int *out) {
+  size_t g = get_global_linear_id();
+  out[g * 2] = get_sub_group_size();
+  out[g * 2 + 1] = sub_group_reduce_max(in[g]);
+}
+
+// Float atomics from every work-item on one address.
+kernel void float_atomics(global float *sum, global double *dsum, global float *fmaxv,
+                          global const float *values) {
+  size_t g = get_global_id(0);
+  atomic_fetch_add_explicit((volatile global atomic_float *)sum, values[g], memory_order_relaxed,
+                            memory_scope_device);
+  atomic_fetch_add_explicit((volatile global atomic_double *)dsum, (double)values[g],
+                            memory_order_relaxed, memory_scope_device);
+  atomic_fetch_max_explicit((volatile global atomic_float *)fmaxv, values[g],
+                            memory_order_relaxed, memory_scope_device);
+}
+
+// Only the first sub-group of each group reaches the reduction: the CPU device must refuse
+// to run on (it exchanges values at work-group barriers), not return garbage.
+kernel void divergent_sub_group(global const int *in, global int *out) {
+  size_t g = get_global_linear_id();
+  int r = -1;
+  if (get_sub_group_id() == 0) r = sub_group_reduce_add(in[g]);
+  out[g] = r;
+}
