@@ -1,0 +1,242 @@
+// Builtin results against host references on edge values: integer functions (exact), vector
+// forms element by element, shuffles, relational functions.
+#include "device_param.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+namespace xpurt::test {
+namespace {
+
+class BuiltinValuesTest : public DeviceTest {
+ protected:
+  Module kernels{device, "xpurt_test_collectives"};
+};
+
+template <class T>
+struct Ref {
+  using U = std::make_unsigned_t<T>;
+  static constexpr int bits = sizeof(T) * 8;
+  using Wide = std::conditional_t<(sizeof(T) < 4), int64_t, __int128>;
+
+  static T clampToT(Wide v) {
+    Wide lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    return static_cast<T>(v < lo ? lo : v > hi ? hi : v);
+  }
+  static U absDiff(T a, T b) { return a > b ? U(U(a) - U(b)) : U(U(b) - U(a)); }
+  static T hadd(T a, T b) { return static_cast<T>((Wide(a) + Wide(b)) >> 1); }
+  static T rhadd(T a, T b) { return static_cast<T>((Wide(a) + Wide(b) + 1) >> 1); }
+  static T mulHi(T a, T b) { return static_cast<T>((Wide(a) * Wide(b)) >> bits); }
+  static T madHi(T a, T b, T c) { return static_cast<T>(U(U(mulHi(a, b)) + U(c))); }
+  static T ctz(T a) { return static_cast<T>(a == 0 ? bits : std::countr_zero(U(a))); }
+  static T clz(T a) { return static_cast<T>(std::countl_zero(U(a))); }
+  static T popcount(T a) { return static_cast<T>(std::popcount(U(a))); }
+  static T rotate(T a, T b) { return static_cast<T>(std::rotl(U(a), int(U(b) % bits))); }
+  static T addSat(T a, T b) { return clampToT(Wide(a) + Wide(b)); }
+  static T subSat(T a, T b) { return clampToT(Wide(a) - Wide(b)); }
+  static T madSat(T a, T b, T c) { return clampToT(Wide(a) * Wide(b) + Wide(c)); }
+  static U abs(T a) { return a < 0 ? U(U(0) - U(a)) : U(a); }
+  static U extractUnsigned(T a, unsigned off, unsigned cnt) {
+    if (cnt == 0) return 0;
+    U mask = cnt >= unsigned(bits) ? U(~U(0)) : U((U(1) << cnt) - 1);
+    return U((U(a) >> off) & mask);
+  }
+  static T extractSigned(T a, unsigned off, unsigned cnt) {
+    if (cnt == 0) return 0;
+    U field = extractUnsigned(a, off, cnt);
+    if (cnt < unsigned(bits) && (field >> (cnt - 1)) & 1) field = U(field | U(~U(0) << cnt));
+    return static_cast<T>(field);
+  }
+  static T insert(T base, T ins, unsigned off, unsigned cnt) {
+    if (cnt == 0) return base;
+    U low = cnt >= unsigned(bits) ? U(~U(0)) : U((U(1) << cnt) - 1);
+    U mask = U(low << off);
+    return static_cast<T>(U((U(base) & U(~mask)) | (U(U(ins) << off) & mask)));
+  }
+};
+
+template <class T>
+std::vector<T> edgeValues() {
+  using L = std::numeric_limits<T>;
+  std::vector<T> v = {L::min(), L::max(), 0, 1, 2, 7, 31, 33, T(L::max() / 3), T(L::max() - 1)};
+  if (std::is_signed_v<T>) {
+    for (T x : {T(-1), T(-2), T(-33), T(L::min() + 1), T(L::min() / 3), T(-7)}) v.push_back(x);
+  } else {
+    for (T x : {T(L::max() / 2), T(L::max() / 2 + 1), T(100), T(L::max() - 33), T(64), T(5)})
+      v.push_back(x);
+  }
+  return v;
+}
+
+template <class T>
+void checkIntegerFunctions(Device &device, TaskQueue &queue, Module &kernels, const char *name) {
+  using R = Ref<T>;
+  std::vector<T> edges = edgeValues<T>();
+  std::vector<T> a, b, c;
+  for (size_t i = 0; i < edges.size(); ++i)
+    for (size_t j = 0; j < edges.size(); ++j) {
+      a.push_back(edges[i]);
+      b.push_back(edges[j]);
+      c.push_back(edges[(i * 7 + j * 3) % edges.size()]);
+    }
+  size_t n = a.size();
+  Array<T> av(device, a), bv(device, b), cv(device, c);
+  Array<int64_t, AllocType::Shared> out(device, n * 18);
+  queue.copyToDevice(av);
+  queue.copyToDevice(bv);
+  queue.copyToDevice(cv);
+  queue.launch(Kernel(kernels, name), Range(n), {av, bv, cv, out});
+  queue.sync();
+  const int bits = sizeof(T) * 8;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t *o = out.hostPtr() + i * 18;
+    T x = a[i], y = b[i], z = c[i];
+    unsigned off = unsigned(z) & 7u, cnt = unsigned(y) & (bits == 8 ? 7u : 15u);
+    SCOPED_TRACE(testing::Message() << name << "(" << int64_t(x) << ", " << int64_t(y) << ", "
+                                    << int64_t(z) << ")");
+    EXPECT_EQ(o[0], int64_t(R::absDiff(x, y))) << "abs_diff";
+    EXPECT_EQ(o[1], int64_t(R::hadd(x, y))) << "hadd";
+    EXPECT_EQ(o[2], int64_t(R::rhadd(x, y))) << "rhadd";
+    EXPECT_EQ(o[3], int64_t(R::madHi(x, y, z))) << "mad_hi";
+    EXPECT_EQ(o[4], int64_t(R::ctz(x))) << "ctz";
+    EXPECT_EQ(o[5], int64_t(R::clz(x))) << "clz";
+    EXPECT_EQ(o[6], int64_t(R::popcount(x))) << "popcount";
+    EXPECT_EQ(o[7], int64_t(R::rotate(x, y))) << "rotate";
+    EXPECT_EQ(o[8], int64_t(R::addSat(x, y))) << "add_sat";
+    EXPECT_EQ(o[9], int64_t(R::subSat(x, y))) << "sub_sat";
+    EXPECT_EQ(o[10], int64_t(R::madSat(x, y, z))) << "mad_sat";
+    EXPECT_EQ(o[11], int64_t(R::mulHi(x, y))) << "mul_hi";
+    EXPECT_EQ(o[12], int64_t(R::abs(x))) << "abs";
+    // Shifts count modulo the width of the (promoted) left operand.
+    using P = std::conditional_t<(sizeof(T) < 4), int, T>;
+    using PU = std::make_unsigned_t<P>;
+    int pbits = sizeof(P) * 8;
+    EXPECT_EQ(o[13], int64_t(P(PU(P(x)) << (PU(P(y)) % pbits)))) << "<<";
+    if (off + (bits == 8 ? (unsigned(y) & 15u) : cnt) <= unsigned(bits) || bits != 8) {
+      unsigned c16 = unsigned(y) & 15u;
+      if (off + c16 <= unsigned(bits)) {
+        EXPECT_EQ(o[14], int64_t(R::extractUnsigned(x, off, c16))) << "bitfield_extract_unsigned";
+        EXPECT_EQ(o[15], int64_t(R::insert(x, y, off, c16))) << "bitfield_insert";
+      }
+    }
+    if (off + cnt <= unsigned(bits)) {
+      using S = std::make_signed_t<T>;
+      EXPECT_EQ(o[17], int64_t(Ref<S>::extractSigned(S(x), off, cnt))) << "bitfield_extract_signed";
+    }
+    if constexpr (std::is_same_v<T, int32_t>) {
+      int64_t p = int64_t(x & 0x7fffff) * int64_t(y & 0x7fffff);
+      EXPECT_EQ(o[16], int64_t(int32_t(uint32_t(p)))) << "mul24";
+    }
+    if constexpr (std::is_same_v<T, uint32_t>) {
+      uint64_t p = uint64_t(x & 0xffffffu) * uint64_t(y & 0xffffffu) + z;
+      EXPECT_EQ(o[16], int64_t(uint32_t(p))) << "mad24";
+    }
+  }
+}
+
+TEST_P(BuiltinValuesTest, IntegerFunctionsOnEdgeValues) {
+  checkIntegerFunctions<int32_t>(device, queue, kernels, "int_functions");
+  checkIntegerFunctions<uint32_t>(device, queue, kernels, "uint_functions");
+  checkIntegerFunctions<int8_t>(device, queue, kernels, "char_functions");
+}
+
+TEST_P(BuiltinValuesTest, VectorIntegerFunctionsMatchTheScalarOnes) {
+  std::vector<int32_t> edges = edgeValues<int32_t>();
+  size_t n = edges.size();  // vectors of 4 consecutive edge values, rotated
+  std::vector<int32_t> a(n * 4), b(n * 4), c(n * 4);
+  for (size_t i = 0; i < n * 4; ++i) {
+    a[i] = edges[i % n];
+    b[i] = edges[(i * 5 + 1) % n];
+    c[i] = edges[(i * 3 + 2) % n];
+  }
+  Array<int32_t> av(device, a), bv(device, b), cv(device, c);
+  Array<int32_t, AllocType::Shared> out(device, n * 20);
+  queue.copyToDevice(av);
+  queue.copyToDevice(bv);
+  queue.copyToDevice(cv);
+  queue.launch(Kernel(kernels, "int4_functions"), Range(n), {av, bv, cv, out});
+  queue.sync();
+  using R = Ref<int32_t>;
+  for (size_t v = 0; v < n; ++v)
+    for (int e = 0; e < 4; ++e) {
+      size_t i = v * 4 + e;
+      const int32_t *o = out.hostPtr() + v * 20;
+      SCOPED_TRACE(testing::Message() << "element " << i);
+      EXPECT_EQ(uint32_t(o[0 + e]), R::absDiff(a[i], b[i]));
+      EXPECT_EQ(o[4 + e], R::hadd(a[i], b[i]));
+      EXPECT_EQ(o[8 + e], R::ctz(a[i]));
+      EXPECT_EQ(o[12 + e], R::madHi(a[i], b[i], c[i]));
+      EXPECT_EQ(o[16 + e], R::rhadd(a[i], b[i]));
+    }
+}
+
+TEST_P(BuiltinValuesTest, ShuffleAndShuffle2TakeMaskElementsModuloTheirInputs) {
+  constexpr size_t n = 16;
+  std::vector<float> x(n * 8), y(n * 8);
+  std::vector<uint32_t> mask(n * 4);
+  for (size_t i = 0; i < n * 8; ++i) x[i] = float(i), y[i] = -float(i) - 1;
+  for (size_t i = 0; i < n * 4; ++i) mask[i] = uint32_t(i * 2654435761u);  // high bits set too
+  // float8 operands need 32-byte alignment: memory xpurt allocates has it, a std::vector's
+  // need not.
+  Array<float, AllocType::Shared> xv(device, n * 8), yv(device, n * 8), out(device, n * 8);
+  Array<uint32_t, AllocType::Shared> mv(device, n * 4);
+  std::copy(x.begin(), x.end(), xv.hostPtr());
+  std::copy(y.begin(), y.end(), yv.hostPtr());
+  std::copy(mask.begin(), mask.end(), mv.hostPtr());
+  queue.launch(Kernel(kernels, "shuffles"), Range(n), {xv, yv, mv, out});
+  queue.sync();
+  for (size_t v = 0; v < n; ++v)
+    for (size_t e = 0; e < 4; ++e) {
+      uint32_t m = mask[v * 4 + e];
+      EXPECT_EQ(out.hostPtr()[v * 8 + e], x[v * 8 + (m % 8)]) << v << "," << e;
+      uint32_t k = m % 16;
+      EXPECT_EQ(out.hostPtr()[v * 8 + 4 + e], k < 8 ? x[v * 8 + k] : y[v * 8 + k - 8])
+          << v << "," << e;
+    }
+}
+
+TEST_P(BuiltinValuesTest, RelationalFunctionsOnSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float denorm = std::numeric_limits<float>::denorm_min();
+  const float tiny = std::numeric_limits<float>::min();
+  std::vector<float> x = {0.0f, -0.0f, 1.5f, -2.0f, inf, -inf, nan, denorm, -denorm, tiny, -tiny,
+                          3.4e38f};
+  std::vector<float> y = {1.0f, -1.0f, nan, 3.0f, -inf, inf, 0.0f, 1.0f, -1.0f, 2.0f, 0.0f, inf};
+  size_t n = x.size();
+  Array<float> xv(device, x), yv(device, y);
+  Array<int32_t, AllocType::Shared> out(device, n * 8);
+  Array<float, AllocType::Shared> vout(device, n * 4);
+  queue.copyToDevice(xv);
+  queue.copyToDevice(yv);
+  queue.launch(Kernel(kernels, "relational"), Range(n), {xv, yv, out, vout});
+  queue.sync();
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t *o = out.hostPtr() + i * 8;
+    SCOPED_TRACE(testing::Message() << "x = " << x[i] << ", y = " << y[i]);
+    EXPECT_EQ(o[0], std::isfinite(x[i]) ? 1 : 0) << "isfinite";
+    EXPECT_EQ(o[1], std::isnormal(x[i]) ? 1 : 0) << "isnormal";
+    EXPECT_EQ(o[2], std::signbit(x[i]) ? 1 : 0) << "signbit";
+    EXPECT_EQ(o[3], std::isnan(x[i]) ? 1 : 0) << "isnan";
+    EXPECT_EQ(o[4], std::isinf(x[i]) ? 1 : 0) << "isinf";
+    EXPECT_EQ(o[5], std::isless(x[i], y[i]) ? 1 : 0) << "isless";
+    EXPECT_EQ(o[6], std::isunordered(x[i], y[i]) ? 1 : 0) << "isunordered";
+    uint32_t xb, yb;
+    std::memcpy(&xb, &x[i], 4);
+    std::memcpy(&yb, &y[i], 4);
+    EXPECT_EQ(uint32_t(o[7]), (xb & 0x7fffffffu) | (yb & 0x80000000u)) << "bitselect";
+    float v[4] = {x[i], y[i], -x[i], 1.0f};
+    for (int e = 0; e < 4; ++e)
+      EXPECT_EQ(vout.hostPtr()[i * 4 + e], std::isfinite(v[e]) ? -1.0f : 0.0f) << "isfinite4";
+  }
+}
+
+XPURT_INSTANTIATE_CONFORMANCE(BuiltinValuesTest);
+
+}  // namespace
+}  // namespace xpurt::test

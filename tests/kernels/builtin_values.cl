@@ -1,0 +1,81 @@
+// Builtins whose results the suite checks against host references on edge values
+// (tests/conformance/builtin_values_test.cpp).
+
+#define INT_FUNCTIONS(T, U, out, a, b, c, i)                                 \
+  out[0] = abs_diff(a[i], b[i]);                                             \
+  out[1] = hadd(a[i], b[i]);                                                 \
+  out[2] = rhadd(a[i], b[i]);                                                \
+  out[3] = mad_hi(a[i], b[i], c[i]);                                         \
+  out[4] = ctz(a[i]);                                                        \
+  out[5] = clz(a[i]);                                                        \
+  out[6] = popcount(a[i]);                                                   \
+  out[7] = rotate(a[i], b[i]);                                               \
+  out[8] = add_sat(a[i], b[i]);                                              \
+  out[9] = sub_sat(a[i], b[i]);                                              \
+  out[10] = mad_sat(a[i], b[i], c[i]);                                       \
+  out[11] = mul_hi(a[i], b[i]);                                              \
+  out[12] = abs(a[i]);                                                       \
+  out[13] = a[i] << b[i];                                                    \
+  out[14] = bitfield_extract_unsigned(a[i], (uint)c[i] & 7u, (uint)b[i] & 15u); \
+  out[15] = bitfield_insert(a[i], b[i], (uint)c[i] & 7u, (uint)b[i] & 15u)
+
+kernel void int_functions(global const int *a, global const int *b, global const int *c,
+                          global long *out) {
+  size_t i = get_global_id(0);
+  global long *o = out + i * 18;
+  INT_FUNCTIONS(int, uint, o, a, b, c, i);
+  o[16] = mul24(a[i] & 0x7fffff, b[i] & 0x7fffff);
+  o[17] = bitfield_extract_signed(a[i], (uint)c[i] & 7u, (uint)b[i] & 15u);
+}
+
+kernel void uint_functions(global const uint *a, global const uint *b, global const uint *c,
+                           global long *out) {
+  size_t i = get_global_id(0);
+  global long *o = out + i * 18;
+  INT_FUNCTIONS(uint, uint, o, a, b, c, i);
+  o[16] = mad24(a[i] & 0xffffffu, b[i] & 0xffffffu, c[i]);
+  o[17] = bitfield_extract_signed(a[i], (uint)c[i] & 7u, (uint)b[i] & 15u);
+}
+
+kernel void char_functions(global const char *a, global const char *b, global const char *c,
+                           global long *out) {
+  size_t i = get_global_id(0);
+  global long *o = out + i * 18;
+  INT_FUNCTIONS(char, uchar, o, a, b, c, i);
+  o[16] = 0;
+  o[17] = bitfield_extract_signed(a[i], (uint)c[i] & 7u, (uint)b[i] & 7u);
+}
+
+// The same functions on vectors give each element the scalar result.
+kernel void int4_functions(global const int4 *a, global const int4 *b, global const int4 *c,
+                           global int4 *out) {
+  size_t i = get_global_id(0);
+  out[i * 5 + 0] = as_int4(abs_diff(a[i], b[i]));
+  out[i * 5 + 1] = hadd(a[i], b[i]);
+  out[i * 5 + 2] = ctz(a[i]);
+  out[i * 5 + 3] = mad_hi(a[i], b[i], c[i]);
+  out[i * 5 + 4] = rhadd(a[i], b[i]);
+}
+
+kernel void shuffles(global const float8 *x, global const float8 *y, global const uint4 *mask,
+                     global float4 *out) {
+  size_t i = get_global_id(0);
+  out[i * 2] = shuffle(x[i], mask[i]);
+  out[i * 2 + 1] = shuffle2(x[i], y[i], mask[i]);
+}
+
+kernel void relational(global const float *x, global const float *y, global int *out,
+                       global float4 *vout) {
+  size_t i = get_global_id(0);
+  global int *o = out + i * 8;
+  o[0] = isfinite(x[i]);
+  o[1] = isnormal(x[i]);
+  o[2] = signbit(x[i]);
+  o[3] = isnan(x[i]);
+  o[4] = isinf(x[i]);
+  o[5] = isless(x[i], y[i]);
+  o[6] = isunordered(x[i], y[i]);
+  o[7] = as_int(bitselect(x[i], y[i], as_float(0x80000000u)));
+  float4 v = (float4)(x[i], y[i], -x[i], 1.0f);
+  vout[i] = convert_float4(isfinite(v));  // -1 for true in vectors
+}
