@@ -506,24 +506,6 @@ bool redirectGenericPointers(llvm::Module &m) {
   return !generic.empty();
 }
 
-void mapPrintfResults(llvm::Module &m) {
-  llvm::Function *printf = m.getFunction("printf");
-  if (!printf) return;
-  std::vector<llvm::CallInst *> calls;
-  for (llvm::User *u : printf->users())
-    if (auto *call = llvm::dyn_cast<llvm::CallInst>(u); call && !call->use_empty())
-      calls.push_back(call);
-  for (llvm::CallInst *call : calls) {
-    IRBuilder<> b(call->getNextNode());
-    llvm::Type *t = call->getType();
-    auto *failed = llvm::cast<llvm::Instruction>(
-        b.CreateICmpSLT(call, llvm::ConstantInt::get(t, 0), "printf.failed"));
-    Value *result =
-        b.CreateSelect(failed, llvm::ConstantInt::get(t, -1, true), llvm::ConstantInt::get(t, 0));
-    call->replaceUsesWithIf(result, [&](llvm::Use &use) { return use.getUser() != failed; });
-  }
-}
-
 void defineVectorizableMath(llvm::Module &m) {
   static const std::map<std::string, llvm::Intrinsic::ID> math = {{"sin", llvm::Intrinsic::sin},
                                                                   {"cos", llvm::Intrinsic::cos},

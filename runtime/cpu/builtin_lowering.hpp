@@ -16,10 +16,6 @@ namespace xpurt::cpu {
 // needs linking again: returns whether any call was redirected.
 bool redirectGenericPointers(llvm::Module &m);
 
-// printf calls the process's printf; OpenCL's printf returns 0 on success and -1 on failure,
-// not the count of characters: the results are mapped so.
-void mapPrintfResults(llvm::Module &m);
-
 // sin, cos, exp, log and pow become LLVM intrinsics rather than libclc's scalar code: the
 // vectoriser maps those to glibc's libmvec (within OpenCL's ulp limits). Run before linking the
 // builtin library.

@@ -4,6 +4,7 @@
 #include "bounds_checks.hpp"
 #include "builtin_library.hpp"
 #include "builtin_lowering.hpp"
+#include "printf_lowering.hpp"
 #include "core/error.hpp"
 #include "work_group.hpp"
 
@@ -584,7 +585,7 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
   }
 
   defineVectorizableMath(m);
-  mapPrintfResults(m);
+  lowerPrintf(m);
   defineMissingBuiltins(m, /*beforeLibrary=*/true);
   // Reading the library costs milliseconds: only when the kernels call a builtin it may have.
   auto linkLibrary = [&] {

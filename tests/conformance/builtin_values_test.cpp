@@ -97,8 +97,8 @@ void checkIntegerFunctions(Device &device, TaskQueue &queue, Module &kernels, co
     const int64_t *o = out.hostPtr() + i * 18;
     T x = a[i], y = b[i], z = c[i];
     unsigned off = unsigned(z) & 7u, cnt = unsigned(y) & (bits == 8 ? 7u : 15u);
-    SCOPED_TRACE(testing::Message() << name << "(" << int64_t(x) << ", " << int64_t(y) << ", "
-                                    << int64_t(z) << ")");
+    SCOPED_TRACE(testing::Message()
+                 << name << "(" << int64_t(x) << ", " << int64_t(y) << ", " << int64_t(z) << ")");
     EXPECT_EQ(o[0], int64_t(R::absDiff(x, y))) << "abs_diff";
     EXPECT_EQ(o[1], int64_t(R::hadd(x, y))) << "hadd";
     EXPECT_EQ(o[2], int64_t(R::rhadd(x, y))) << "rhadd";
@@ -205,8 +205,8 @@ TEST_P(BuiltinValuesTest, RelationalFunctionsOnSpecialValues) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float denorm = std::numeric_limits<float>::denorm_min();
   const float tiny = std::numeric_limits<float>::min();
-  std::vector<float> x = {0.0f, -0.0f, 1.5f, -2.0f, inf, -inf, nan, denorm, -denorm, tiny, -tiny,
-                          3.4e38f};
+  std::vector<float> x = {0.0f, -0.0f,  1.5f,    -2.0f, inf,   -inf,
+                          nan,  denorm, -denorm, tiny,  -tiny, 3.4e38f};
   std::vector<float> y = {1.0f, -1.0f, nan, 3.0f, -inf, inf, 0.0f, 1.0f, -1.0f, 2.0f, 0.0f, inf};
   size_t n = x.size();
   Array<float> xv(device, x), yv(device, y);
@@ -234,6 +234,42 @@ TEST_P(BuiltinValuesTest, RelationalFunctionsOnSpecialValues) {
     for (int e = 0; e < 4; ++e)
       EXPECT_EQ(vout.hostPtr()[i * 4 + e], std::isfinite(v[e]) ? -1.0f : 0.0f) << "isfinite4";
   }
+}
+
+TEST_P(BuiltinValuesTest, PrintfMatchesTheHostByteForByte) {
+  std::vector<float> f = {3.14159f, -2.5f, 12345.678f, 0.000123f, 1e-5f, 6.02e23f};
+  std::vector<int32_t> i = {42, -7, 123456, 48879, 8, 2};
+  Array<float> fv(device, f);
+  Array<int32_t> iv(device, i);
+  queue.copyToDevice(fv);
+  queue.copyToDevice(iv);
+  std::fflush(stdout);
+  testing::internal::CaptureStdout();
+  queue.launch(Kernel(kernels, "print_everything"), Range(1), {fv, iv});
+  queue.sync();
+  std::fflush(stdout);
+  std::string got = testing::internal::GetCapturedStdout();
+  char line[512];
+  std::string want;
+  std::snprintf(line, sizeof line, "ints %d %i %u %x %X %o %c %5d|%-5d|%05d %+d\n", i[0], i[1],
+                unsigned(i[2]), i[3], i[3], i[4], 'A' + i[5], i[0], i[0], i[0], i[0]);
+  want += line;
+  std::snprintf(line, sizeof line, "longs %ld %lu %lx\n", long(i[1]) * 100000000L,
+                (unsigned long)i[2] * 3000000000UL, long(i[3]));
+  want += line;
+  std::snprintf(line, sizeof line, "floats %f %.2f %e %.3E %g %G %10.4f|%-10.1f|\n", f[0], f[1],
+                f[2], f[3], f[4], f[5], f[0], f[1]);
+  want += line;
+  want += "strings abc|     right|left  |%|tru\n";
+  std::snprintf(line, sizeof line,
+                "vectors %hd,%hd,%hd,%hd|%f,%f|%d,%d,%d|%hhx,%hhx,%hhx,%hhx,%hhx,%hhx,%hhx,%hhx|"
+                "%ld,%ld|%.3f,%.3f|%#hx,%#hx,%#hx,%#hx\n",
+                short(i[0]), short(i[1]), short(-3), short(4), f[0], f[1], i[0], i[3], i[4], 1, 2,
+                3, 250, 5, 6, 7, 8, long(i[1]) * 10000000000L, -1L, double(f[2]), 1.0 / 3.0,
+                short(i[0]), short(i[1]), short(-3), short(4));
+  want += line;
+  want += "returns\nprintf returned 0\n";
+  EXPECT_EQ(got, want);
 }
 
 XPURT_INSTANTIATE_CONFORMANCE(BuiltinValuesTest);

@@ -79,3 +79,24 @@ kernel void relational(global const float *x, global const float *y, global int 
   float4 v = (float4)(x[i], y[i], -x[i], 1.0f);
   vout[i] = convert_float4(isfinite(v));  // -1 for true in vectors
 }
+
+// printf with every kind of conversion, vectors included: the test compares the output byte
+// for byte with the host's snprintf.
+kernel void print_everything(global const float *f, global const int *i) {
+  printf("ints %d %i %u %x %X %o %c %5d|%-5d|%05d %+d\n", i[0], i[1], (uint)i[2], i[3], i[3], i[4],
+         'A' + i[5], i[0], i[0], i[0], i[0]);
+  printf("longs %ld %lu %lx\n", (long)i[1] * 100000000L, (ulong)i[2] * 3000000000UL, (long)i[3]);
+  printf("floats %f %.2f %e %.3E %g %G %10.4f|%-10.1f|\n", f[0], f[1], f[2], f[3], f[4], f[5],
+         f[0], f[1]);
+  printf("strings %s|%10s|%-6s|%%|%.3s\n", "abc", "right", "left", "truncated");
+  short4 s = (short4)((short)i[0], (short)i[1], (short)-3, (short)4);
+  ushort4 us = as_ushort4(s);
+  float2 v = (float2)(f[0], f[1]);
+  int3 t = (int3)(i[0], i[3], i[4]);
+  uchar8 c = (uchar8)(1, 2, 3, 250, 5, 6, 7, 8);
+  long2 l = (long2)((long)i[1] * 10000000000L, -1L);
+  double2 d = (double2)(f[2], 1.0 / 3.0);
+  printf("vectors %v4hd|%v2hlf|%v3hld|%v8hhx|%v2ld|%.3v2lf|%#v4hx\n", s, v, t, c, l, d, us);
+  int r = printf("%s\n", "returns");
+  printf("printf returned %d\n", r);
+}
