@@ -100,6 +100,7 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
       ctx.numGroups[d] = numGroups[d];
     }
     ctx.workDim = r.workDim;
+    ctx.localBytes = localBytes;
     char *local = localBytes ? localMemory(localBytes) : nullptr;
     char *priv = privateBytes ? privateMemory(privateBytes) : nullptr;
     uint64_t first = range.begin();

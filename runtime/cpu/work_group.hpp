@@ -19,6 +19,7 @@ struct WorkGroupContext {
   uint64_t numGroups[3];
   uint32_t workDim;
   uint32_t divergent;  // set by the function: its work-items parted at a barrier
+  uint64_t localBytes;  // the group's __local memory
 };
 
 // args[i] points to the value of argument i; for a __local pointer argument, to the uint64_t

@@ -4,8 +4,8 @@
 #include "bounds_checks.hpp"
 #include "builtin_library.hpp"
 #include "builtin_lowering.hpp"
-#include "printf_lowering.hpp"
 #include "core/error.hpp"
+#include "printf_lowering.hpp"
 #include "work_group.hpp"
 
 #include <llvm/Demangle/Demangle.h>
@@ -67,6 +67,7 @@ constexpr const char *kWorkItemPrefix = "xpurt.wi.";
 // What the builtin library's collectives ask of the work-group function (collectives.cl).
 constexpr const char *kGroupScratch = "xpurt_group_scratch";
 constexpr const char *kSubGroupSize = "xpurt_sub_group_size";
+constexpr const char *kIsLocal = "xpurt_is_local";  // does a generic pointer point to __local?
 constexpr uint64_t kGroupScratchBytesPerItem = 128;
 // Marks the accesses of the work-item loop that do depend on the work-item before (the bounds
 // of the regions the items chose): not part of the loop's parallel accesses.
@@ -79,7 +80,7 @@ void renameWorkItemFunctions(llvm::Module &m) {
     if (!f.isDeclaration() || f.getName().startswith(kWorkItemPrefix)) continue;
     std::string name = f.getName().str();
     if (!workItemFunctions().count(name) && !isBarrierName(name) && name != kGroupScratch &&
-        name != kSubGroupSize)
+        name != kSubGroupSize && name != kIsLocal)
       continue;
     // A library linked later declares them again: one declaration serves both.
     if (llvm::Function *renamed = m.getFunction(kWorkItemPrefix + name)) {
@@ -93,7 +94,7 @@ void renameWorkItemFunctions(llvm::Module &m) {
 // The fields of WorkGroupContext as the IR sees them.
 struct ContextValues {
   Value *groupId[3], *localSize[3], *enqueuedLocalSize[3], *globalSize[3], *globalOffset[3],
-      *numGroups[3], *workDim, *localMemory, *privateMemory;
+      *numGroups[3], *workDim, *localMemory, *privateMemory, *localBytes;
   Value *groupScratch = nullptr;  // the collectives' exchange memory, if the kernel has any
   uint32_t subGroupSize = 0;
 };
@@ -114,6 +115,8 @@ ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
   }
   static_assert(offsetof(WorkGroupContext, workDim) == 18 * 8);
   v.workDim = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(i64, ctx, 18), "work.dim");
+  static_assert(offsetof(WorkGroupContext, localBytes) == 19 * 8);
+  v.localBytes = field(19, "local.bytes");
   // The group's local and private memory come as noalias arguments of the work-group
   // function (see work_group.hpp): set by the caller.
   v.localMemory = nullptr;
@@ -175,6 +178,14 @@ void replaceWorkItemCalls(const std::vector<llvm::BasicBlock *> &blocks, const C
       continue;
     }
     std::string mangled = callee.substr(9).str();
+    if (mangled == kIsLocal) {
+      Value *p = b.CreatePtrToInt(call->getArgOperand(0), b.getInt64Ty());
+      Value *base = b.CreatePtrToInt(ctx.localMemory, b.getInt64Ty());
+      Value *inside = b.CreateICmpULT(b.CreateSub(p, base), ctx.localBytes);
+      call->replaceAllUsesWith(b.CreateZExt(inside, call->getType()));
+      call->eraseFromParent();
+      continue;
+    }
     if (mangled == kGroupScratch || mangled == kSubGroupSize) {
       Value *v = mangled == kSubGroupSize
                      ? static_cast<Value *>(b.getInt32(ctx.subGroupSize))

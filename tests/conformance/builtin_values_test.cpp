@@ -272,6 +272,16 @@ TEST_P(BuiltinValuesTest, PrintfMatchesTheHostByteForByte) {
   EXPECT_EQ(got, want);
 }
 
+TEST_P(BuiltinValuesTest, GetFenceTellsLocalFromGlobalPointers) {
+  Array<int32_t, AllocType::Shared> out(device, 4);
+  queue.launch(Kernel(kernels, "fences"), Range(4).local(4), {out, Arg::local(64)});
+  queue.sync();
+  const int local = 1, global = 2;  // CLK_LOCAL_MEM_FENCE, CLK_GLOBAL_MEM_FENCE
+  EXPECT_EQ(out.hostPtr()[0], global);
+  EXPECT_EQ(out.hostPtr()[1], local);  // a __local argument
+  EXPECT_EQ(out.hostPtr()[2], local);  // a static __local array
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(BuiltinValuesTest);
 
 }  // namespace

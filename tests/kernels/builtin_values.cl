@@ -100,3 +100,13 @@ kernel void print_everything(global const float *f, global const int *i) {
   int r = printf("%s\n", "returns");
   printf("printf returned %d\n", r);
 }
+
+kernel void fences(global int *out, local int *scratch) {
+  local int tile[4];
+  int priv = 0;
+  generic int *g = out, *l = scratch, *t = tile;
+  out[0] = get_fence(g);
+  out[1] = get_fence(l);
+  out[2] = get_fence(t);
+  tile[0] = priv;
+}

@@ -53,3 +53,13 @@ void OVL wait_group_events(int n, __private event_t *events) {
 void OVL wait_group_events(int n, __generic event_t *events) {
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
+
+// Where every address space is one memory, a generic pointer names __local memory when it
+// points into the group's local memory (the JIT answers xpurt_is_local), else __global.
+int xpurt_is_local(const __generic void *p);
+cl_mem_fence_flags OVL get_fence(const __generic void *p) {
+  return xpurt_is_local(p) ? CLK_LOCAL_MEM_FENCE : CLK_GLOBAL_MEM_FENCE;
+}
+cl_mem_fence_flags OVL get_fence(__generic void *p) {
+  return get_fence((const __generic void *)p);
+}
