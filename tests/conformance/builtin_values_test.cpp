@@ -282,6 +282,34 @@ TEST_P(BuiltinValuesTest, GetFenceTellsLocalFromGlobalPointers) {
   EXPECT_EQ(out.hostPtr()[2], local);  // a static __local array
 }
 
+TEST_P(BuiltinValuesTest, SyclShapedKernelsTakeStructsWithPointersAndLocalAccessors) {
+  constexpr size_t n = 100, group = 32;
+  std::vector<float> in(n), out(n, -1.0f);
+  for (size_t i = 0; i < n; ++i) in[i] = float(i);
+  Array<float> inView(device, in), outView(device, out);
+  queue.copyToDevice(inView);
+  queue.copyToDevice(outView);
+  struct Captures {
+    void *out;
+    const void *in;
+    float scale;
+    int32_t n;
+  } captures{outView.devicePtr(), inView.devicePtr(), 2.0f, static_cast<int32_t>(n)};
+  struct Range1 {
+    uint64_t v[1];
+  } accessorRange{{group}}, offset{{0}};
+  size_t global = (n + group - 1) / group * group;
+  queue.launch(Kernel(kernels, "sycl_shaped"), Range(global).local(group),
+               {captures, Arg::local(group * sizeof(float)), accessorRange, offset});
+  queue.copyToHost(outView);
+  queue.sync();
+  for (size_t i = 0; i < n; ++i) {
+    size_t mirror = i / group * group + (group - 1 - i % group);
+    float want = (mirror < n ? 2.0f * float(mirror) : 0.0f) + 32000.0f;
+    EXPECT_EQ(out[i], want) << i;
+  }
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(BuiltinValuesTest);
 
 }  // namespace

@@ -110,3 +110,27 @@ kernel void fences(global int *out, local int *scratch) {
   out[2] = get_fence(t);
   tile[0] = priv;
 }
+
+// The shape of a SYCL kernel as icpx emits it: the lambda's captures (device pointers among
+// them) as a struct by value, a local accessor as a local pointer followed by its range, and
+// the offset as a by-value range. OpenCL C allows neither pointers nor size_t in kernel
+// structs: 64-bit integers stand in for them, with the same bytes.
+struct Range1 {
+  ulong v[1];
+};
+struct Captures {
+  ulong out;
+  ulong in;
+  float scale;
+  int n;
+};
+kernel void sycl_shaped(struct Captures cap, local float *acc, struct Range1 accRange,
+                        struct Range1 offset) {
+  size_t i = get_global_id(0), l = get_local_id(0);
+  global float *out = (global float *)cap.out;
+  global const float *in = (global const float *)cap.in;
+  acc[l] = i < (size_t)cap.n ? in[i] * cap.scale : 0.0f;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  size_t mirror = get_local_size(0) - 1 - l;
+  if (i < (size_t)cap.n) out[i] = acc[mirror] + (float)(accRange.v[0] * 1000 + offset.v[0]);
+}
