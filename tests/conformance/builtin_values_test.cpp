@@ -310,6 +310,86 @@ TEST_P(BuiltinValuesTest, SyclShapedKernelsTakeStructsWithPointersAndLocalAccess
   }
 }
 
+template <class T>
+int64_t saturate(double v) {
+  if (std::isnan(v)) return 0;
+  double lo = double(std::numeric_limits<T>::min()), hi = double(std::numeric_limits<T>::max());
+  if (v <= lo) return int64_t(std::numeric_limits<T>::min());
+  if (v >= hi) return static_cast<int64_t>(std::numeric_limits<T>::max());
+  return static_cast<int64_t>(static_cast<T>(v));
+}
+
+TEST_P(BuiltinValuesTest, ConversionsToIntegersRoundAndSaturate) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> f = {0.5f,  1.5f,  2.5f,          -0.5f, -1.5f,         -2.5f,  2147483520.0f,
+                          3e9f,  -3e9f, std::nanf(""), inf,   -inf,          255.5f, 256.0f,
+                          -1.0f, 1e20f, 32767.2f,      -7.7f, 1.8446743e19f, 9.3e18f};
+  std::vector<int32_t> i = {0,   -1,  127, 128, -128, -129, 65535, 65536, INT32_MIN, INT32_MAX,
+                            300, 255, 256, -7,  42,   1000, -1000, 77,    -300,      12345678};
+  size_t n = f.size();
+  Array<float> fv(device, f);
+  Array<int32_t> iv(device, i);
+  Array<int64_t, AllocType::Shared> out(device, n * 12);
+  queue.copyToDevice(fv);
+  queue.copyToDevice(iv);
+  queue.launch(Kernel(kernels, "convert_to_integers"), Range(n), {fv, iv, out});
+  queue.sync();
+  for (size_t k = 0; k < n; ++k) {
+    const int64_t *o = out.hostPtr() + k * 12;
+    double x = f[k];
+    SCOPED_TRACE(testing::Message() << "f = " << f[k] << ", i = " << i[k]);
+    EXPECT_EQ(o[0], saturate<int32_t>(std::trunc(x))) << "convert_int_sat";
+    EXPECT_EQ(o[1], saturate<int32_t>(std::nearbyint(x))) << "convert_int_sat_rte";
+    EXPECT_EQ(o[2], saturate<int32_t>(std::ceil(x))) << "convert_int_sat_rtp";
+    EXPECT_EQ(o[3], saturate<int32_t>(std::floor(x))) << "convert_int_sat_rtn";
+    EXPECT_EQ(o[4], saturate<uint8_t>(std::trunc(x))) << "convert_uchar_sat";
+    EXPECT_EQ(o[5], saturate<int16_t>(std::ceil(x))) << "convert_short_sat_rtp";
+    EXPECT_EQ(uint64_t(o[6]), uint64_t(saturate<uint64_t>(std::trunc(x)))) << "convert_ulong_sat";
+    EXPECT_EQ(o[7], saturate<int64_t>(std::nearbyint(x))) << "convert_long_sat_rte";
+    EXPECT_EQ(o[8], saturate<int8_t>(i[k])) << "convert_char_sat";
+    EXPECT_EQ(o[9], saturate<uint16_t>(i[k])) << "convert_ushort_sat";
+    EXPECT_EQ(o[10], saturate<uint32_t>(i[k])) << "convert_uint_sat";
+    EXPECT_EQ(o[11], int64_t(uint8_t(i[k]))) << "convert_uchar";
+  }
+}
+
+// Distance in half ulps between a half result and a double reference.
+double halfUlps(_Float16 got, double want) {
+  if (std::isnan(want)) return std::isnan(double(got)) ? 0 : 1e9;
+  if (std::isinf(want)) return double(got) == want ? 0 : 1e9;
+  _Float16 w = static_cast<_Float16>(want);
+  double ulp = std::fabs(double(w)) < 6.103515625e-05 ? std::ldexp(1.0, -24)
+                                                      : std::ldexp(1.0, std::ilogb(double(w)) - 10);
+  return std::fabs(double(got) - want) / ulp;
+}
+
+TEST_P(BuiltinValuesTest, HalfMathIsWithinItsUlpLimits) {
+  std::vector<_Float16> x;
+  for (int k = -40; k <= 40; ++k) x.push_back(static_cast<_Float16>(k * 0.173));
+  for (double v : {1e-4, -6e-5, 7.5, -9.9, 10.5, 0.0}) x.push_back(static_cast<_Float16>(v));
+  size_t n = x.size();
+  Array<_Float16, AllocType::Shared> xv(device, n), out(device, n * 8);
+  std::copy(x.begin(), x.end(), xv.hostPtr());
+  queue.launch(Kernel(kernels, "half_math"), Range(n), {xv, out});
+  queue.sync();
+  for (size_t k = 0; k < n; ++k) {
+    double v = double(x[k]);
+    const _Float16 *o = out.hostPtr() + k * 8;
+    SCOPED_TRACE(testing::Message() << "x = " << v);
+    // cl_khr_fp16: sin, exp, log, pow, tanh, atan2 and cbrt within 2 ulp; sqrt within 1.
+    EXPECT_LE(halfUlps(o[0], std::sin(v)), 2.0) << "sin";
+    EXPECT_LE(halfUlps(o[1], std::exp(v)), 2.0) << "exp";
+    // The kernel adds in half precision: the reference takes log of the same half.
+    double logArgument = double(static_cast<_Float16>(std::fabs(v) + 1));
+    EXPECT_LE(halfUlps(o[2], std::log(logArgument)), 2.0) << "log";
+    EXPECT_LE(halfUlps(o[3], std::sqrt(std::fabs(v))), 1.0) << "sqrt";
+    EXPECT_LE(halfUlps(o[4], std::tanh(v)), 2.0) << "tanh";
+    EXPECT_LE(halfUlps(o[5], std::pow(std::fabs(v), 1.5)), 2.0) << "pow";
+    EXPECT_LE(halfUlps(o[6], std::atan2(v, 0.75)), 2.0) << "atan2";
+    EXPECT_LE(halfUlps(o[7], std::cbrt(v)), 2.0) << "cbrt";
+  }
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(BuiltinValuesTest);
 
 }  // namespace

@@ -134,3 +134,37 @@ kernel void sycl_shaped(struct Captures cap, local float *acc, struct Range1 acc
   size_t mirror = get_local_size(0) - 1 - l;
   if (i < (size_t)cap.n) out[i] = acc[mirror] + (float)(accRange.v[0] * 1000 + offset.v[0]);
 }
+
+// Conversions to integers: rounding modes, saturation, NaN and infinities.
+kernel void convert_to_integers(global const float *f, global const int *i, global long *out) {
+  size_t k = get_global_id(0);
+  global long *o = out + k * 12;
+  o[0] = convert_int_sat(f[k]);
+  o[1] = convert_int_sat_rte(f[k]);
+  o[2] = convert_int_sat_rtp(f[k]);
+  o[3] = convert_int_sat_rtn(f[k]);
+  o[4] = convert_uchar_sat(f[k]);
+  o[5] = convert_short_sat_rtp(f[k]);
+  o[6] = convert_ulong_sat(f[k]);
+  o[7] = convert_long_sat_rte(f[k]);
+  o[8] = convert_char_sat(i[k]);
+  o[9] = convert_ushort_sat(i[k]);
+  o[10] = convert_uint_sat(i[k]);
+  o[11] = convert_uchar(i[k]);  // modulo 256
+}
+
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+// Half-precision math (computed in float, rounded once) within cl_khr_fp16's ulp limits.
+kernel void half_math(global const half *x, global half *out) {
+  size_t k = get_global_id(0);
+  half v = x[k];
+  global half *o = out + k * 8;
+  o[0] = sin(v);
+  o[1] = exp(v);
+  o[2] = log(fabs(v) + (half)1);
+  o[3] = sqrt(fabs(v));
+  o[4] = tanh(v);
+  o[5] = pow(fabs(v), (half)1.5);
+  o[6] = atan2(v, (half)0.75);
+  o[7] = cbrt(v);
+}
