@@ -588,11 +588,16 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
 
   // The kernel's own functions are inlined into it, so that the work-item calls all end up
   // inside the work-group loops.
+  // SPIR-V's DontInline function control (icpx puts it on every kernel body) reaches both the
+  // function and its call sites.
   for (llvm::Function &f : m) {
     if (f.isDeclaration()) continue;
     f.removeFnAttr(llvm::Attribute::NoInline);
     f.removeFnAttr(llvm::Attribute::OptimizeNone);
     f.addFnAttr(llvm::Attribute::AlwaysInline);
+    for (llvm::Instruction &i : llvm::instructions(f))
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+        call->removeFnAttr(llvm::Attribute::NoInline);
   }
 
   defineVectorizableMath(m);

@@ -390,6 +390,39 @@ TEST_P(BuiltinValuesTest, HalfMathIsWithinItsUlpLimits) {
   }
 }
 
+TEST_P(BuiltinValuesTest, AnIcpxShapedModuleRunsWithItsHintsAndSubGroups) {
+  Module icpx(device, "xpurt_test_icpx_shaped");
+  constexpr size_t global = 64, group = 32, n = 60;
+  Array<float, AllocType::Shared> out(device, global * 4), sum(device, 1);
+  std::fill_n(out.hostPtr(), global * 4, -1.0f);
+  sum.hostPtr()[0] = 0;
+  struct Captures {
+    void *out;
+    float scale;
+    uint32_t n;
+  } captures{out.devicePtr(), 0.5f, static_cast<uint32_t>(n)};
+  struct Range1 {
+    uint64_t v[1];
+  } accessorRange{{group}};
+  queue.launch(Kernel(icpx, "icpx_shaped"), Range(global).local(group),
+               {captures, Arg::local(group * sizeof(float)), accessorRange, sum});
+  queue.sync();
+  for (size_t g = 0; g < global; ++g) {
+    size_t l = g % group;
+    const float *o = out.hostPtr() + g * 4;
+    SCOPED_TRACE(testing::Message() << "work-item " << g);
+    if (g >= n) {
+      EXPECT_EQ(o[0], -1.0f);
+      continue;
+    }
+    EXPECT_EQ(o[0], 0.5f * 28);                          // reduce over a sub-group of 8
+    EXPECT_EQ(o[1], 0.5f * float((l % 8) ^ 1));          // intel shuffle
+    EXPECT_EQ(o[2], 8.0f);                               // the required sub-group size
+    EXPECT_EQ(o[3], 0.5f * float((group - 1 - l) % 8));  // the local accessor, mirrored
+  }
+  EXPECT_EQ(sum.hostPtr()[0], 0.5f * 28 * (global / 8));  // float atomic add, every item
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(BuiltinValuesTest);
 
 }  // namespace
