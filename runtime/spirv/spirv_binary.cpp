@@ -183,11 +183,51 @@ namespace {
 
 // Every id an instruction refers to must be defined somewhere: the validator reports an
 // undefined id and an id used before its definition with the same words, and tolerating the
-// second (see validate) must not let the first through.
+// second (see validate) must not let the first through. Before the first function (types,
+// constants, variables), where the translator reads in order, an id must be defined before it
+// is used, and a result type must be a type: the translator aborts on anything else.
 struct IdUse {
-  std::vector<bool> defined, used;
-  size_t badString = 0;  // word offset of a string whose padding is not zero, + 1
+  std::vector<bool> defined, used, isType;
+  std::vector<bool> forwardPointer;  // declared by OpTypeForwardPointer
+  bool inFunctions = false;
+  size_t badString = 0;   // word offset of a string whose padding is not zero, + 1
+  uint32_t badOrder = 0;  // an id used before its definition outside functions, + 1
+  uint32_t notAType = 0;  // an id used as a result type that is no type, + 1
 };
+
+bool at(const std::vector<bool> &v, uint32_t id) {
+  return id < v.size() && v[id];
+}
+
+// Opcodes that may name ids defined later: debug, annotation and entry point instructions.
+bool mayReferAhead(uint32_t opcode) {
+  switch (opcode) {
+    case 3:
+    case 5:
+    case 6:
+    case 8:
+    case 15:
+    case 16:
+    case 71:
+    case 72:
+    case 73:
+    case 74:
+    case 75:
+    case 330:
+    case 331:
+    case 332:
+    case 5632:
+    case 5633:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool definesType(uint32_t opcode) {
+  return (opcode >= 19 && opcode <= 38) || opcode == 322 || opcode == 327 || opcode == 4456 ||
+         opcode == 5341 || opcode == 5358 || (opcode >= 5700 && opcode <= 5713) || opcode == 6086;
+}
 
 spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
   auto &ids = *static_cast<IdUse *>(user);
@@ -195,16 +235,26 @@ spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
     if (id >= v.size()) v.resize(id + 1);
     v[id] = true;
   };
-  if (inst->result_id) mark(ids.defined, inst->result_id);
+  if (inst->opcode == 54) ids.inFunctions = true;    // OpFunction
+  if (inst->opcode == 39 && inst->num_operands > 0)  // OpTypeForwardPointer
+    mark(ids.forwardPointer, inst->words[inst->operands[0].offset]);
   for (uint16_t i = 0; i < inst->num_operands; ++i) {
     const spv_parsed_operand_t &op = inst->operands[i];
     switch (op.type) {
-      case SPV_OPERAND_TYPE_ID:
       case SPV_OPERAND_TYPE_TYPE_ID:
+        if (!ids.notAType && !at(ids.isType, inst->words[op.offset]))
+          ids.notAType = inst->words[op.offset] + 1;
+        [[fallthrough]];
+      case SPV_OPERAND_TYPE_ID:
       case SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID:
-      case SPV_OPERAND_TYPE_SCOPE_ID:
-        mark(ids.used, inst->words[op.offset]);
+      case SPV_OPERAND_TYPE_SCOPE_ID: {
+        uint32_t id = inst->words[op.offset];
+        mark(ids.used, id);
+        if (!ids.inFunctions && !ids.badOrder && !mayReferAhead(inst->opcode) &&
+            inst->opcode != 39 && !at(ids.defined, id) && !at(ids.forwardPointer, id))
+          ids.badOrder = id + 1;
         break;
+      }
       case SPV_OPERAND_TYPE_LITERAL_STRING: {
         // The translator insists that the bytes after the terminating NUL are NUL too.
         bool ended = false;
@@ -219,6 +269,10 @@ spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
       default:
         break;
     }
+  }
+  if (inst->result_id) {
+    mark(ids.defined, inst->result_id);
+    if (definesType(inst->opcode)) mark(ids.isType, inst->result_id);
   }
   return SPV_SUCCESS;
 }
@@ -241,6 +295,14 @@ void checkIdsDefined(std::span<const uint32_t> words, const std::string &name) {
     if (ids.used[id] && (id >= ids.defined.size() || !ids.defined[id]))
       fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' uses id %{}, which it never defines",
            name, id);
+  if (ids.badOrder)
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "SPIR-V module '{}' uses id %{} among its types, constants and variables before "
+         "defining it",
+         name, ids.badOrder - 1);
+  if (ids.notAType)
+    fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' uses id %{} as a type, which it is not",
+         name, ids.notAType - 1);
 }
 
 }  // namespace
