@@ -423,6 +423,55 @@ TEST_P(BuiltinValuesTest, AnIcpxShapedModuleRunsWithItsHintsAndSubGroups) {
   EXPECT_EQ(sum.hostPtr()[0], 0.5f * 28 * (global / 8));  // float atomic add, every item
 }
 
+TEST_P(BuiltinValuesTest, GeometricFunctionsAgainstADoubleReference) {
+  constexpr size_t n = 64;
+  Array<float, AllocType::Shared> a(device, n * 4), b(device, n * 4), out(device, n * 12);
+  for (size_t i = 0; i < n * 4; ++i) {
+    a.hostPtr()[i] = float(int(i * 37 % 23) - 11) * 0.37f;
+    b.hostPtr()[i] = float(int(i * 53 % 19) - 9) * 1.13f;
+  }
+  queue.launch(Kernel(kernels, "geometric"), Range(n), {a, b, out});
+  queue.sync();
+  // Relative bounds: the geometric functions are sums of a few products and a square root,
+  // each within a few ulp (OpenCL: the constituent operations' bounds); fast_length within
+  // 8192 ulp.
+  auto near = [](float got, double want, double ulps) {
+    double scale = std::max(std::fabs(want), 1e-6);
+    return std::fabs(got - want) <= ulps * scale * std::ldexp(1.0, -23);
+  };
+  for (size_t k = 0; k < n; ++k) {
+    const float *x = a.hostPtr() + k * 4, *y = b.hostPtr() + k * 4, *o = out.hostPtr() + k * 12;
+    double dot = 0, len = 0, dist = 0;
+    for (int i = 0; i < 4; ++i) {
+      dot += double(x[i]) * y[i];
+      len += double(x[i]) * x[i];
+      dist += (double(x[i]) - y[i]) * (double(x[i]) - y[i]);
+    }
+    len = std::sqrt(len);
+    dist = std::sqrt(dist);
+    SCOPED_TRACE(testing::Message() << "vector " << k);
+    double dot3 = double(x[0]) * y[0] + double(x[1]) * y[1] + double(x[2]) * y[2];
+    // Sums may cancel: bound them by the magnitude of their terms.
+    double terms = 0;
+    for (int i = 0; i < 4; ++i) terms += std::fabs(double(x[i]) * y[i]);
+    EXPECT_LE(std::fabs(o[0] - dot), 8 * terms * std::ldexp(1.0, -24)) << "dot";
+    EXPECT_LE(std::fabs(o[11] - dot3), 8 * terms * std::ldexp(1.0, -24)) << "dot3";
+    EXPECT_TRUE(near(o[1], len, 4)) << "length " << o[1] << " vs " << len;
+    EXPECT_TRUE(near(o[2], dist, 4)) << "distance " << o[2] << " vs " << dist;
+    for (int i = 0; i < 4 && len > 0; ++i)
+      EXPECT_TRUE(near(o[3 + i], x[i] / len, 4)) << "normalize " << i;
+    double c[3] = {double(x[1]) * y[2] - double(x[2]) * y[1],
+                   double(x[2]) * y[0] - double(x[0]) * y[2],
+                   double(x[0]) * y[1] - double(x[1]) * y[0]};
+    for (int i = 0; i < 3; ++i) {
+      double bound = std::fabs(double(x[(i + 1) % 3]) * y[(i + 2) % 3]) +
+                     std::fabs(double(x[(i + 2) % 3]) * y[(i + 1) % 3]);
+      EXPECT_LE(std::fabs(o[7 + i] - c[i]), 4 * bound * std::ldexp(1.0, -24)) << "cross " << i;
+    }
+    EXPECT_TRUE(near(o[10], len, 8192)) << "fast_length";
+  }
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(BuiltinValuesTest);
 
 }  // namespace

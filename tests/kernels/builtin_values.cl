@@ -168,3 +168,18 @@ kernel void half_math(global const half *x, global half *out) {
   o[6] = atan2(v, (half)0.75);
   o[7] = cbrt(v);
 }
+
+// Geometric functions on float4 and float3.
+kernel void geometric(global const float4 *a, global const float4 *b, global float *out) {
+  size_t k = get_global_id(0);
+  global float *o = out + k * 12;
+  o[0] = dot(a[k], b[k]);
+  o[1] = length(a[k]);
+  o[2] = distance(a[k], b[k]);
+  float4 n = normalize(a[k]);
+  o[3] = n.x, o[4] = n.y, o[5] = n.z, o[6] = n.w;
+  float3 c = cross(a[k].xyz, b[k].xyz);
+  o[7] = c.x, o[8] = c.y, o[9] = c.z;
+  o[10] = fast_length(a[k]);
+  o[11] = dot(a[k].xyz, b[k].xyz);
+}
