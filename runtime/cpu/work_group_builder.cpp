@@ -67,6 +67,7 @@ constexpr const char *kWorkItemPrefix = "xpurt.wi.";
 constexpr const char *kGroupScratch = "xpurt_group_scratch";
 constexpr const char *kSubGroupSize = "xpurt_sub_group_size";
 constexpr const char *kIsLocal = "xpurt_is_local";  // does a generic pointer point to __local?
+constexpr const char *kGroupRound = "xpurt_group_round";  // which run of a region this is
 constexpr uint64_t kGroupScratchBytesPerItem = 128;
 // Marks the accesses of the work-item loop that do depend on the work-item before (the bounds
 // of the regions the items chose): not part of the loop's parallel accesses.
@@ -79,7 +80,7 @@ void renameWorkItemFunctions(llvm::Module &m) {
     if (!f.isDeclaration() || f.getName().startswith(kWorkItemPrefix)) continue;
     std::string name = f.getName().str();
     if (!workItemFunctions().count(name) && !isBarrierName(name) && name != kGroupScratch &&
-        name != kSubGroupSize && name != kIsLocal)
+        name != kSubGroupSize && name != kIsLocal && name != kGroupRound)
       continue;
     // A library linked later declares them again: one declaration serves both.
     if (llvm::Function *renamed = m.getFunction(kWorkItemPrefix + name)) {
@@ -95,6 +96,7 @@ struct ContextValues {
   Value *groupId[3], *localSize[3], *enqueuedLocalSize[3], *globalSize[3], *globalOffset[3],
       *numGroups[3], *workDim, *localMemory, *privateMemory, *localBytes;
   Value *groupScratch = nullptr;  // the collectives' exchange memory, if the kernel has any
+  Value *round = nullptr;         // i32 alloca: counts the runs of regions
   uint32_t subGroupSize = 0;
 };
 
@@ -182,6 +184,11 @@ void replaceWorkItemCalls(const std::vector<llvm::BasicBlock *> &blocks, const C
       Value *base = b.CreatePtrToInt(ctx.localMemory, b.getInt64Ty());
       Value *inside = b.CreateICmpULT(b.CreateSub(p, base), ctx.localBytes);
       call->replaceAllUsesWith(b.CreateZExt(inside, call->getType()));
+      call->eraseFromParent();
+      continue;
+    }
+    if (mangled == kGroupRound) {
+      call->replaceAllUsesWith(b.CreateLoad(b.getInt32Ty(), ctx.round));
       call->eraseFromParent();
       continue;
     }
@@ -297,8 +304,11 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
 // Emits, at the end of `from`, loops z, y, x over the group's local ids around a call of
 // `body` (the kernel or one of its regions) and inlines it. If `result` is given, each
 // work-item stores what body returns there. Returns the block after the loops.
+// What the loops of one region record about the regions the work-items go to next.
 struct RegionChoices {
-  Value *lowest, *highest;  // i32 allocas
+  Value *lowest = nullptr, *highest = nullptr;  // i32 allocas: the smallest and largest choice
+  Value *states = nullptr;      // i32 per work-item: its next region (-1: done), or nullptr
+  Value *onlyRegion = nullptr;  // i32: run only the work-items whose state is this, or nullptr
 };
 
 llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
@@ -327,9 +337,26 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     current = inner;
   }
   b.SetInsertPoint(current);
+  Value *stateSlot = nullptr;
+  llvm::BasicBlock *join = nullptr;
+  if (choices && choices->states) {
+    const auto &e = ctx.enqueuedLocalSize;
+    Value *item =
+        b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(ids.local[2], e[1]), ids.local[1]), e[0]),
+                    ids.local[0]);
+    stateSlot = b.CreateInBoundsGEP(b.getInt32Ty(), choices->states, item);
+  }
+  if (choices && choices->onlyRegion) {  // the work-items waiting at this region only
+    auto *run = llvm::BasicBlock::Create(c, "wi.run", &wg);
+    join = llvm::BasicBlock::Create(c, "wi.join", &wg);
+    Value *state = b.CreateLoad(b.getInt32Ty(), stateSlot);
+    b.CreateCondBr(b.CreateICmpEQ(state, choices->onlyRegion), run, join);
+    b.SetInsertPoint(run);
+  }
   llvm::CallInst *call = b.CreateCall(&body, args);
   if (result) b.CreateStore(call, result);
-  if (choices) {  // the lowest and highest region any work-item chose
+  if (stateSlot) b.CreateStore(call, stateSlot);
+  if (choices && choices->lowest) {  // the lowest and highest region any work-item chose
     llvm::MDNode *serial = llvm::MDNode::get(c, {});
     auto update = [&](Value *slot, llvm::Intrinsic::ID op) {
       auto *old = b.CreateLoad(call->getType(), slot);
@@ -339,6 +366,10 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     };
     update(choices->lowest, llvm::Intrinsic::smin);
     update(choices->highest, llvm::Intrinsic::smax);
+  }
+  if (join) {
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
   }
   llvm::BasicBlock *innerBody = current;
   llvm::BranchInst *innerLatchBranch = nullptr;
@@ -358,10 +389,47 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
                body.getName().str());
   auto blocks = loopBody(innerBody, latches[0]);
   replaceWorkItemCalls(blocks, ctx, ids);
-  auto unchecked = splitBoundsChecks(blocks, phis[0], latches[0], ctx.localSize[0]);
+  std::optional<LoopCopy> unchecked;
+  if (!join) unchecked = splitBoundsChecks(blocks, phis[0], latches[0], ctx.localSize[0]);
   if (unchecked) markParallel(c, unchecked->body, unchecked->latchBranch);
   markParallel(c, blocks, innerLatchBranch, !unchecked);
   return exits[2];
+}
+
+// At `at`: the earliest region (lowest number) that a work-item of the group waits at, as a
+// switch to be given a case per region; none left (all done) goes to `exit`. Work-items are
+// read where the loops keep their states: item (z * e1 + y) * e0 + x of the enqueued size.
+llvm::SwitchInst *emitEarliestState(llvm::Function &wg, llvm::BasicBlock *at,
+                                    const ContextValues &ctx, Value *states, Value *items,
+                                    llvm::BasicBlock *exit, unsigned cases) {
+  llvm::LLVMContext &c = wg.getContext();
+  auto *header = llvm::BasicBlock::Create(c, "scan.header", &wg);
+  auto *body = llvm::BasicBlock::Create(c, "scan.body", &wg);
+  auto *done = llvm::BasicBlock::Create(c, "scan.done", &wg);
+  IRBuilder<> b(at);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  auto *i = b.CreatePHI(b.getInt64Ty(), 2, "scan.item");
+  auto *best = b.CreatePHI(b.getInt32Ty(), 2, "scan.best");
+  i->addIncoming(b.getInt64(0), at);
+  best->addIncoming(b.getInt32(INT32_MAX), at);
+  b.CreateCondBr(b.CreateICmpULT(i, items), body, done);
+  b.SetInsertPoint(body);
+  const auto &e = ctx.enqueuedLocalSize;
+  Value *x = b.CreateURem(i, e[0]), *rest = b.CreateUDiv(i, e[0]);
+  Value *y = b.CreateURem(rest, e[1]), *z = b.CreateUDiv(rest, e[1]);
+  Value *valid = b.CreateAnd(
+      b.CreateAnd(b.CreateICmpULT(x, ctx.localSize[0]), b.CreateICmpULT(y, ctx.localSize[1])),
+      b.CreateICmpULT(z, ctx.localSize[2]));
+  Value *state = b.CreateLoad(b.getInt32Ty(), b.CreateInBoundsGEP(b.getInt32Ty(), states, i));
+  Value *waiting = b.CreateAnd(valid, b.CreateICmpSGE(state, b.getInt32(0)));
+  Value *better =
+      b.CreateSelect(waiting, b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, best, state), best);
+  best->addIncoming(better, body);
+  i->addIncoming(b.CreateAdd(i, b.getInt64(1)), body);
+  b.CreateBr(header);
+  b.SetInsertPoint(done);
+  return b.CreateSwitch(best, exit, cases);
 }
 
 // void xpurt.wg.<kernel>(ptr args, ptr ctx). Without barriers: one loop nest over the
@@ -411,6 +479,7 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     return layout;
   }
   bool collectives = false;
+  Value *states = nullptr, *groupItems = nullptr;
   for (const llvm::Instruction &i : llvm::instructions(kernel))
     if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
       if (auto *callee = call->getCalledFunction())
@@ -428,7 +497,20 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
                                 b.getInt64(layout.privateBytesPerGroup + 127));
     offset = b.CreateAnd(offset, b.getInt64(~uint64_t{127}));
     ctx.groupScratch = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.privateMemory, offset, "scratch");
-    layout.privateBytesPerItem += kGroupScratchBytesPerItem;
+    // After the scratch: a tag per work-item (the run in which it published, see
+    // collectives.cl), then its state (the region it waits at).
+    states = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.groupScratch,
+                                 b.CreateMul(items, b.getInt64(kGroupScratchBytesPerItem + 4)),
+                                 "states");
+    ctx.round = b.CreateAlloca(b.getInt32Ty(), nullptr, "round");
+    b.CreateStore(b.getInt32(0), ctx.round);
+    // No tag may match a run of this group before the work-item publishes in it: the memory
+    // holds the tags of the group the thread ran before.
+    Value *tags = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.groupScratch,
+                                      b.CreateMul(items, b.getInt64(kGroupScratchBytesPerItem)));
+    b.CreateMemSet(tags, b.getInt8(0xff), b.CreateMul(items, b.getInt64(4)), llvm::MaybeAlign(4));
+    groupItems = items;
+    layout.privateBytesPerItem += kGroupScratchBytesPerItem + 8;
     layout.privateBytesPerGroup += 128;
   }
   layout.regions = static_cast<uint32_t>(regions.functions.size());
@@ -448,11 +530,25 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
   }
   b.CreateBr(dispatch);
   b.SetInsertPoint(dispatch);
-  auto *sw = b.CreateSwitch(b.CreateLoad(b.getInt32Ty(), next), exit,
-                            static_cast<unsigned>(regions.functions.size()));
-  for (size_t r = 0; r < regions.functions.size(); ++r) {
+  unsigned count = static_cast<unsigned>(regions.functions.size());
+  auto *sw = b.CreateSwitch(b.CreateLoad(b.getInt32Ty(), next), exit, count);
+  // Kernels with collectives may part: a sub-group function in a branch that only some
+  // sub-groups take is legal, unlike a barrier. Once the work-items of a run chose different
+  // regions, every work-item keeps its own state, and each run takes the earliest region some
+  // work-items wait at, for those only.
+  llvm::SwitchInst *maskedSwitch = nullptr;
+  auto *masked = llvm::BasicBlock::Create(c, "masked.dispatch", wg);
+  if (collectives)
+    maskedSwitch = emitEarliestState(*wg, masked, ctx, states, groupItems, exit, count);
+  else
+    IRBuilder<>(masked).CreateUnreachable();
+  for (size_t r = 0; r < count; ++r) {
     auto *start = llvm::BasicBlock::Create(c, "region", wg);
     sw->addCase(b.getInt32(static_cast<uint32_t>(r)), start);
+    if (ctx.round) {
+      IRBuilder<> s(start);
+      s.CreateStore(s.CreateAdd(s.CreateLoad(s.getInt32Ty(), ctx.round), s.getInt32(1)), ctx.round);
+    }
     // A region that can end at more than one place (a barrier in a loop or a branch) checks
     // that every work-item chose the same: OpenCL makes a barrier that only some reach
     // undefined, and running on would give wrong results silently.
@@ -460,7 +556,7 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     for (llvm::BasicBlock &bb : *regions.functions[r])
       if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator()))
         ends.insert(ret->getReturnValue());
-    if (ends.size() < 2) {
+    if (ends.size() < 2 && !collectives) {
       llvm::BasicBlock *done =
           emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next);
       IRBuilder<>(done).CreateBr(dispatch);
@@ -469,12 +565,26 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     IRBuilder<> s(start);
     s.CreateStore(s.getInt32(INT32_MAX), choices.lowest);
     s.CreateStore(s.getInt32(INT32_MIN), choices.highest);
+    RegionChoices tracked = choices;
+    tracked.states = states;
     llvm::BasicBlock *done =
-        emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next, &choices);
+        emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next, &tracked);
     IRBuilder<> d(done);
     Value *parted = d.CreateICmpNE(d.CreateLoad(d.getInt32Ty(), choices.lowest),
                                    d.CreateLoad(d.getInt32Ty(), choices.highest));
-    d.CreateCondBr(parted, diverged, dispatch);
+    d.CreateCondBr(parted, collectives ? masked : diverged, dispatch);
+    if (!collectives) continue;
+    auto *maskedStart = llvm::BasicBlock::Create(c, "masked.region", wg);
+    maskedSwitch->addCase(d.getInt32(static_cast<uint32_t>(r)), maskedStart);
+    IRBuilder<> ms(maskedStart);
+    ms.CreateStore(ms.CreateAdd(ms.CreateLoad(ms.getInt32Ty(), ctx.round), ms.getInt32(1)),
+                   ctx.round);
+    RegionChoices only;
+    only.states = states;
+    only.onlyRegion = ms.getInt32(static_cast<uint32_t>(r));
+    llvm::BasicBlock *maskedDone =
+        emitWorkItemLoops(*wg, maskedStart, ctx, *regions.functions[r], args, nullptr, &only);
+    IRBuilder<>(maskedDone).CreateBr(masked);
   }
   IRBuilder<>(exit).CreateRetVoid();
   return layout;

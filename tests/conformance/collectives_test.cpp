@@ -170,25 +170,62 @@ TEST_P(CollectivesTest, FloatAtomicsUnderContention) {
   EXPECT_EQ(maxValue.hostPtr()[0], 1000.5f);
 }
 
-TEST_P(CollectivesTest, WorkItemsPartingAtABarrierFailTheLaunchAndNothingElse) {
-  constexpr size_t n = 64;
-  std::vector<int> values(n, 1);
+TEST_P(CollectivesTest, SubGroupFunctionsInBranchesSeeTheActiveWorkItems) {
+  constexpr size_t n = 80, group = 40;  // groups of 40: sub-groups of 16, 16 and 8
+  std::vector<int> values(n);
+  for (size_t g = 0; g < n; ++g) values[g] = inputValue(g);
   Array<int> in(device, values);
-  Array<int, AllocType::Shared> out(device, n);
+  Array<int, AllocType::Shared> out(device, n * 5);
   queue.copyToDevice(in);
-  Future f =
-      queue.launch(Kernel(collectives, "divergent_sub_group"), Range(n).local(32), {in, out});
+  queue.launch(Kernel(collectives, "divergent_sub_groups"), Range(n).local(group), {in, out});
+  queue.sync();
+  for (size_t g = 0; g < n; ++g) {
+    size_t local = g % group, sg = local / 16, lane = local % 16;
+    size_t first = g - lane, size = std::min<size_t>(16, group - sg * 16);
+    const int *o = out.hostPtr() + g * 5;
+    SCOPED_TRACE(testing::Message()
+                 << "work-item " << g << ", sub-group " << sg << ", lane " << lane);
+    int all = 0, firstFive = 0, prefix = 0, odd = 0;
+    size_t firstEven = size;
+    for (size_t k = 0; k < size; ++k) {
+      int v = values[first + k];
+      all += v;
+      if (k < 5) firstFive += v;
+      if (k < 5 && k <= lane) prefix += v;
+      if (v & 1) ++odd;
+      if (!(v & 1) && firstEven == size) firstEven = k;
+    }
+    EXPECT_EQ(o[0], sg == 0 ? all : -1);
+    EXPECT_EQ(o[1], lane < 5 ? firstFive : -1);
+    EXPECT_EQ(o[2], lane < 5 ? prefix : -1);
+    if (values[g] & 1) {
+      EXPECT_EQ(o[3], odd);
+      EXPECT_EQ(o[4], -1);
+    } else {
+      EXPECT_EQ(o[3], -1);
+      EXPECT_EQ(o[4], lane == firstEven ? 1 : 0);
+    }
+  }
+}
+
+TEST_P(CollectivesTest, ABarrierOnlySomeWorkItemsReachFailsTheLaunchAndNothingElse) {
+  constexpr size_t n = 64;
+  Array<int, AllocType::Shared> out(device, n);
+  queue.launch(Kernel(collectives, "divergent_barrier"), Range(n).local(32), {out});
   try {
     queue.sync();
-    ADD_FAILURE() << "a launch whose work-items parted at a sub-group reduction succeeded";
+    ADD_FAILURE() << "a launch whose work-items parted at a barrier succeeded";
   } catch (const Error &e) {
     EXPECT_EQ(e.code(), XPURT_ERROR_EXECUTION_FAILED);
-    EXPECT_NE(std::string(e.what()).find("divergent_sub_group"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("divergent_barrier"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("did not all reach the same barrier"), std::string::npos)
         << e.what();
   }
   // The queue and the module go on working.
+  std::vector<int> values(n, 1);
+  Array<int> in(device, values);
   Array<int, AllocType::Shared> pairs(device, n * 2);
+  queue.copyToDevice(in);
   queue.launch(Kernel(collectives, "sub_groups_of_eight"), Range(n).local(32), {in, pairs});
   queue.sync();
   EXPECT_EQ(pairs.hostPtr()[0], 8);

@@ -53,11 +53,27 @@ kernel void float_atomics(global float *sum, global double *dsum, global float *
                             memory_order_relaxed, memory_scope_device);
 }
 
-// Only the first sub-group of each group reaches the reduction: the CPU device must refuse
-// to run on (it exchanges values at work-group barriers), not return garbage.
-kernel void divergent_sub_group(global const int *in, global int *out) {
+// Sub-group functions in branches that only some work-items take: the first sub-group of
+// each group reduces; the first five work-items of each sub-group reduce and scan among
+// themselves; the odd values vote; one work-item of those with even values is elected.
+kernel void divergent_sub_groups(global const int *in, global int *out) {
   size_t g = get_global_linear_id();
-  int r = -1;
-  if (get_sub_group_id() == 0) r = sub_group_reduce_add(in[g]);
-  out[g] = r;
+  int x = in[g];
+  global int *o = out + g * 5;
+  o[0] = o[1] = o[2] = o[3] = o[4] = -1;
+  if (get_sub_group_id() == 0) o[0] = sub_group_reduce_add(x);
+  if (get_sub_group_local_id() < 5) {
+    o[1] = sub_group_non_uniform_reduce_add(x);
+    o[2] = sub_group_non_uniform_scan_inclusive_add(x);
+  }
+  if (x & 1) o[3] = (int)sub_group_ballot_bit_count(sub_group_ballot(1));
+  else o[4] = sub_group_elect();
+}
+
+// A barrier that only some work-items reach: undefined in OpenCL; the CPU device fails the
+// launch rather than run work-items past a barrier they never reached.
+kernel void divergent_barrier(global int *out) {
+  size_t l = get_local_id(0);
+  if (l < 3) barrier(CLK_GLOBAL_MEM_FENCE);
+  out[get_global_id(0)] = (int)l;
 }

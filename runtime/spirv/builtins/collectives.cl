@@ -1,8 +1,11 @@
 // Sub-group functions and work-group collectives, for devices that run the work-items of a
 // group one after another (xpurt's CPU device). A collective is an exchange through the
-// group's scratch memory between two barriers: each work-item publishes its value, then reads
-// the values of its sub-group (or group). This needs every work-item of the work-group to
-// reach the call, as for barrier(); the CPU JIT reports a launch where they do not.
+// group's scratch memory between two barriers: each work-item publishes its value and the run
+// (of the region before the barrier) in which it did, then reads the values of the members of
+// its sub-group (or group) that published in the same run: the work-items active at that call.
+// Where only some sub-groups reach a call, the JIT runs the work-items waiting at each barrier
+// separately (work_group_builder.cpp), so the non-uniform functions see exactly the active
+// work-items.
 //
 // A sub-group is xpurt_sub_group_size() consecutive work-items in local linear order (the last
 // one of a group may be smaller): the kernel's required sub-group size, else the device's
@@ -10,11 +13,14 @@
 #include "builtins.h"
 
 // Provided by the JIT: 128 bytes per work-item of the group (one double16), 128-byte aligned,
-// and the kernel's sub-group size.
+// followed by a 4-byte tag per work-item; the kernel's sub-group size; the run counter.
 __local uchar *xpurt_group_scratch(void);
 uint xpurt_sub_group_size(void);
+uint xpurt_group_round(void);
 
 #define XP_SLOT(T, i) (*(__local T *)(xpurt_group_scratch() + 128 * (size_t)(i)))
+#define XP_TAG(i) \
+  (((__local uint *)(xpurt_group_scratch() + 128 * (size_t)xp_enqueued_items()))[i])
 #define XP_FENCE (CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 
 static uint xp_items(void) {
@@ -40,6 +46,10 @@ uint OVL get_sub_group_size(void) {
   return min(xpurt_sub_group_size(), xp_items() - get_sub_group_id() * xpurt_sub_group_size());
 }
 static uint xp_sg_base(void) { return get_sub_group_id() * xpurt_sub_group_size(); }
+// Did member i of this work-item's sub-group publish in the same run as this work-item?
+static bool xp_active(uint i) {
+  return i < get_sub_group_size() && XP_TAG(xp_sg_base() + i) == XP_TAG(xp_lid());
+}
 
 void OVL sub_group_barrier(cl_mem_fence_flags flags) { barrier(flags); }
 void OVL sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) { barrier(flags); }
@@ -68,14 +78,15 @@ uint4 OVL get_sub_group_gt_mask(void) {
 // --- exchange ------------------------------------------------------------------------------
 // Every work-item writes its value to its slot; afterwards all slots are readable. The first
 // barrier keeps this exchange from overwriting what the previous one is still reading.
-#define XP_PUBLISH(T)                              \
-  static void OVL xp_publish(T x) {                \
-    barrier(XP_FENCE);                             \
-    XP_SLOT(T, xp_lid()) = x;                      \
-    barrier(XP_FENCE);                             \
-  }                                                \
-  static T OVL xp_member(T x, uint i) {            \
-    return i < get_sub_group_size() ? XP_SLOT(T, xp_sg_base() + i) : x; \
+#define XP_PUBLISH(T)                                                   \
+  static void OVL xp_publish(T x) {                                     \
+    barrier(XP_FENCE);                                                  \
+    XP_SLOT(T, xp_lid()) = x;                                           \
+    XP_TAG(xp_lid()) = xpurt_group_round();                             \
+    barrier(XP_FENCE);                                                  \
+  }                                                                     \
+  static T OVL xp_member(T x, uint i) {                                 \
+    return xp_active(i) ? XP_SLOT(T, xp_sg_base() + i) : x;             \
   }
 
 // Broadcasts and shuffles, for every type (scalars and vectors).
@@ -151,21 +162,23 @@ XP_SHUFFLES_WIDTHS(float) XP_SHUFFLES_WIDTHS(double)
 #define XP_SUB_GROUP_OP(name, T, op, identity)                                                 \
   T OVL sub_group_reduce_##name(T x) {                                                         \
     xp_publish(x);                                                                             \
-    T r = XP_SLOT(T, xp_sg_base());                                                            \
-    for (uint i = 1; i < get_sub_group_size(); ++i) r = op(r, XP_SLOT(T, xp_sg_base() + i));   \
+    T r = (identity);                                                                          \
+    for (uint i = 0; i < get_sub_group_size(); ++i)                                            \
+      if (xp_active(i)) r = op(r, XP_SLOT(T, xp_sg_base() + i));                               \
     return r;                                                                                  \
   }                                                                                            \
   T OVL sub_group_scan_inclusive_##name(T x) {                                                 \
     xp_publish(x);                                                                             \
-    T r = XP_SLOT(T, xp_sg_base());                                                            \
-    for (uint i = 1; i <= get_sub_group_local_id(); ++i)                                       \
-      r = op(r, XP_SLOT(T, xp_sg_base() + i));                                                 \
+    T r = (identity);                                                                          \
+    for (uint i = 0; i <= get_sub_group_local_id(); ++i)                                       \
+      if (xp_active(i)) r = op(r, XP_SLOT(T, xp_sg_base() + i));                               \
     return r;                                                                                  \
   }                                                                                            \
   T OVL sub_group_scan_exclusive_##name(T x) {                                                 \
     xp_publish(x);                                                                             \
     T r = (identity);                                                                          \
-    for (uint i = 0; i < get_sub_group_local_id(); ++i) r = op(r, XP_SLOT(T, xp_sg_base() + i)); \
+    for (uint i = 0; i < get_sub_group_local_id(); ++i)                                        \
+      if (xp_active(i)) r = op(r, XP_SLOT(T, xp_sg_base() + i));                               \
     return r;                                                                                  \
   }                                                                                            \
   T OVL sub_group_non_uniform_reduce_##name(T x) { return sub_group_reduce_##name(x); }        \
@@ -180,10 +193,11 @@ XP_SHUFFLES_WIDTHS(float) XP_SHUFFLES_WIDTHS(double)
   T OVL intel_sub_group_scan_exclusive_##name(T x) { return sub_group_scan_exclusive_##name(x); } \
   T OVL sub_group_clustered_reduce_##name(T x, uint clustersize) {                             \
     xp_publish(x);                                                                             \
-    uint first = xp_sg_base() + get_sub_group_local_id() / clustersize * clustersize;          \
-    uint end = min(first + clustersize, xp_sg_base() + get_sub_group_size());                  \
-    T r = XP_SLOT(T, first);                                                                   \
-    for (uint i = first + 1; i < end; ++i) r = op(r, XP_SLOT(T, i));                           \
+    uint first = get_sub_group_local_id() / clustersize * clustersize;                         \
+    uint end = min(first + clustersize, get_sub_group_size());                                 \
+    T r = (identity);                                                                          \
+    for (uint i = first; i < end; ++i)                                                         \
+      if (xp_active(i)) r = op(r, XP_SLOT(T, xp_sg_base() + i));                               \
     return r;                                                                                  \
   }
 
@@ -253,7 +267,12 @@ int OVL sub_group_all(int p) { return sub_group_reduce_logical_and(xp_truth(p));
 int OVL sub_group_any(int p) { return sub_group_reduce_logical_or(xp_truth(p)); }
 int OVL sub_group_non_uniform_all(int p) { return sub_group_all(p); }
 int OVL sub_group_non_uniform_any(int p) { return sub_group_any(p); }
-int OVL sub_group_elect(void) { return get_sub_group_local_id() == 0; }
+int OVL sub_group_elect(void) {  // the active work-item of lowest id
+  xp_publish(0);
+  uint first = 0;
+  while (!xp_active(first)) ++first;
+  return first == get_sub_group_local_id();
+}
 int OVL work_group_all(int p) { return work_group_reduce_and(xp_truth(p)); }
 int OVL work_group_any(int p) { return work_group_reduce_or(xp_truth(p)); }
 
@@ -262,7 +281,7 @@ int OVL work_group_any(int p) { return work_group_reduce_or(xp_truth(p)); }
     xp_publish(x);                                                           \
     int equal = 1;                                                           \
     for (uint i = 0; i < get_sub_group_size(); ++i)                          \
-      equal = equal && XP_SLOT(T, xp_sg_base() + i) == XP_SLOT(T, xp_sg_base()); \
+      equal = equal && (!xp_active(i) || XP_SLOT(T, xp_sg_base() + i) == x); \
     return equal;                                                            \
   }
 XP_ALL_EQUAL(char) XP_ALL_EQUAL(uchar) XP_ALL_EQUAL(short) XP_ALL_EQUAL(ushort)
@@ -274,7 +293,7 @@ uint4 OVL sub_group_ballot(int p) {
   xp_publish(xp_truth(p));
   uint4 r = (uint4)(0);
   for (uint i = 0; i < get_sub_group_size(); ++i)
-    if (XP_SLOT(int, xp_sg_base() + i)) r[i / 32] |= 1u << (i % 32);
+    if (xp_active(i) && XP_SLOT(int, xp_sg_base() + i)) r[i / 32] |= 1u << (i % 32);
   return r;
 }
 int OVL sub_group_inverse_ballot(uint4 v) {
