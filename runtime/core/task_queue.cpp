@@ -135,6 +135,7 @@ Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inp
   NDRange range;
   range.workDim = workDim;
   uint64_t items = 1;
+  uint64_t maxItems = device_->info().maxWorkGroupSize;
   for (uint32_t d = 0; d < workDim; ++d) {
     range.globalSize[d] = globalSize[d];
     range.globalOffset[d] = globalOffset ? globalOffset[d] : 0;
@@ -148,9 +149,19 @@ Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inp
       fail(XPURT_ERROR_INVALID_ARGUMENT,
            "launchKernel '{}': dimension {} with global size {} and offset {} is out of range",
            kernel.name(), d, globalSize[d], range.globalOffset[d]);
+    // Each factor is checked before the products, so neither can wrap.
+    if (localSize && localSize[d] > maxItems)
+      fail(XPURT_ERROR_INVALID_ARGUMENT,
+           "launchKernel '{}': local size {} in dimension {}; this device allows at most {} "
+           "work-items in a work-group",
+           kernel.name(), localSize[d], d, maxItems);
     if (localSize) items *= localSize[d];
+    // At most 2^32 per dimension: only the third factor can take the product past 2^64.
+    if (d == 2 && globalSize[2] > 1 && globalSize[0] * globalSize[1] > UINT64_MAX / globalSize[2])
+      fail(XPURT_ERROR_INVALID_ARGUMENT,
+           "launchKernel '{}': a global size of {} x {} x {} work-items is more than 2^64",
+           kernel.name(), globalSize[0], globalSize[1], globalSize[2]);
   }
-  uint64_t maxItems = device_->info().maxWorkGroupSize;
   if (localSize && items > maxItems)
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "launchKernel '{}': a work-group of {} work-items; this device allows at most {}",

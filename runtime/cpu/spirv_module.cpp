@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -42,6 +43,10 @@ constexpr uint32_t kCpuCapabilities[] = {
     // Hints only, which the JIT may ignore: icpx declares them in most SYCL modules.
     5629 /*ExpectAssumeKHR*/, 5821 /*FunctionFloatControlINTEL*/, 5837 /*FPFastMathModeINTEL*/,
     5892 /*KernelAttributesINTEL*/, 5910 /*MemoryAccessAliasingINTEL*/};
+
+// __local memory per work-group: each thread keeps one such buffer, so a bound keeps a bad size
+// from becoming a huge allocation (OpenCL CPU devices report far less: 32 KiB to 256 KiB).
+constexpr uint64_t kMaxLocalBytes = uint64_t{1} << 30;
 
 // Work-items per group in an ISPCRT-style launch of a kernel without reqd_work_group_size:
 // one AVX-512 vector of floats.
@@ -179,6 +184,15 @@ class SpirvKernel final : public CpuKernel {
       core::fail(XPURT_ERROR_INVALID_ARGUMENT, "kernel '{}' takes {}; the launch gives {}", name(),
                  describeArgs(), given.args.size());
     for (size_t i = 0; i < given.args.size(); ++i) checkArg(i, info_.args[i], given.args[i]);
+    if (uint64_t bytes = localLayout(given, nullptr); bytes > kMaxLocalBytes)
+      core::fail(
+          XPURT_ERROR_OUT_OF_RANGE,
+          "kernel '{}' would need {} of __local memory per work-group ({} bytes of static "
+          "__local variables plus the __local arguments); the CPU device gives at most {} "
+          "bytes: ask for less local memory",
+          name(),
+          bytes == UINT64_MAX ? std::string("more than that") : std::to_string(bytes) + " bytes",
+          layout_.staticLocalBytes, kMaxLocalBytes);
     bool required = info_.requiredLocalSize[0] != 0;
     for (uint32_t d = 0; d < 3; ++d) {
       uint64_t want = required ? info_.requiredLocalSize[d] : 0;
@@ -195,15 +209,29 @@ class SpirvKernel final : public CpuKernel {
     }
   }
 
+  // The group's __local memory: static variables, then each __local argument, each 128-byte
+  // aligned. Checked at launch against kMaxLocalBytes, so nothing here can wrap.
+  uint64_t localLayout(const core::KernelArgs &given, std::vector<uint64_t> *offsets) const {
+    uint64_t bytes = (layout_.staticLocalBytes + 127) / 128 * 128;
+    for (size_t i = 0; i < given.args.size(); ++i) {
+      const auto &a = given.args[i];
+      if (a.kind != XPURT_KERNEL_ARG_LOCAL) continue;
+      uint64_t asked;  // the launch stored the size it was given, not the 32-bit summary
+      std::memcpy(&asked, given.data.data() + a.offset, sizeof asked);
+      if (offsets) (*offsets)[i] = bytes;
+      if (asked > kMaxLocalBytes || bytes > kMaxLocalBytes) return UINT64_MAX;
+      bytes += (asked + 127) / 128 * 128;
+    }
+    return bytes;
+  }
+
   void run(const core::KernelArgs &given, const core::NDRange &range) const override {
     std::vector<void *> args(given.args.size());
     std::vector<uint64_t> localOffsets(given.args.size());
-    size_t localBytes = (layout_.staticLocalBytes + 127) / 128 * 128;
+    size_t localBytes = localLayout(given, &localOffsets);
     for (size_t i = 0; i < given.args.size(); ++i) {
       const auto &a = given.args[i];
       if (a.kind == XPURT_KERNEL_ARG_LOCAL) {
-        localOffsets[i] = localBytes;
-        localBytes += (a.size + 127) / 128 * 128;
         args[i] = &localOffsets[i];
       } else {
         args[i] = const_cast<std::byte *>(given.data.data() + a.offset);

@@ -392,7 +392,8 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
   std::optional<LoopCopy> unchecked;
   if (!join) unchecked = splitBoundsChecks(blocks, phis[0], latches[0], ctx.localSize[0]);
   if (unchecked) markParallel(c, unchecked->body, unchecked->latchBranch);
-  markParallel(c, blocks, innerLatchBranch, !unchecked);
+  // A masked loop runs only while work-items wait at different regions: rare, so kept scalar.
+  markParallel(c, blocks, innerLatchBranch, !unchecked && !join);
   return exits[2];
 }
 
@@ -536,9 +537,21 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
   // sub-groups take is legal, unlike a barrier. Once the work-items of a run chose different
   // regions, every work-item keeps its own state, and each run takes the earliest region some
   // work-items wait at, for those only.
+  // They can part only after a region that can end at more than one barrier; a kernel with
+  // none (collectives in straight-line code) needs no masked copies, which double its code.
+  auto endsOf = [](llvm::Function &region) {
+    std::set<Value *> ends;
+    for (llvm::BasicBlock &bb : region)
+      if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator()))
+        ends.insert(ret->getReturnValue());
+    return ends.size();
+  };
+  bool mayPart = false;
+  for (llvm::Function *region : regions.functions) mayPart = mayPart || endsOf(*region) > 1;
+  bool tracked = collectives && mayPart;
   llvm::SwitchInst *maskedSwitch = nullptr;
   auto *masked = llvm::BasicBlock::Create(c, "masked.dispatch", wg);
-  if (collectives)
+  if (tracked)
     maskedSwitch = emitEarliestState(*wg, masked, ctx, states, groupItems, exit, count);
   else
     IRBuilder<>(masked).CreateUnreachable();
@@ -552,11 +565,7 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     // A region that can end at more than one place (a barrier in a loop or a branch) checks
     // that every work-item chose the same: OpenCL makes a barrier that only some reach
     // undefined, and running on would give wrong results silently.
-    std::set<Value *> ends;
-    for (llvm::BasicBlock &bb : *regions.functions[r])
-      if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator()))
-        ends.insert(ret->getReturnValue());
-    if (ends.size() < 2 && !collectives) {
+    if (endsOf(*regions.functions[r]) < 2 && !tracked) {
       llvm::BasicBlock *done =
           emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next);
       IRBuilder<>(done).CreateBr(dispatch);
@@ -565,15 +574,15 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     IRBuilder<> s(start);
     s.CreateStore(s.getInt32(INT32_MAX), choices.lowest);
     s.CreateStore(s.getInt32(INT32_MIN), choices.highest);
-    RegionChoices tracked = choices;
-    tracked.states = states;
+    RegionChoices recorded = choices;
+    if (tracked) recorded.states = states;
     llvm::BasicBlock *done =
-        emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next, &tracked);
+        emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next, &recorded);
     IRBuilder<> d(done);
     Value *parted = d.CreateICmpNE(d.CreateLoad(d.getInt32Ty(), choices.lowest),
                                    d.CreateLoad(d.getInt32Ty(), choices.highest));
-    d.CreateCondBr(parted, collectives ? masked : diverged, dispatch);
-    if (!collectives) continue;
+    d.CreateCondBr(parted, tracked ? masked : diverged, dispatch);
+    if (!tracked) continue;
     auto *maskedStart = llvm::BasicBlock::Create(c, "masked.region", wg);
     maskedSwitch->addCase(d.getInt32(static_cast<uint32_t>(r)), maskedStart);
     IRBuilder<> ms(maskedStart);

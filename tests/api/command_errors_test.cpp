@@ -106,3 +106,70 @@ TEST_F(CommandErrors, AFailingCCallbackReportsItsMessage) {
 
 }  // namespace
 }  // namespace xpurt::test
+
+namespace xpurt::test {
+namespace {
+
+// Sizes that would wrap around: each one an error that names the value, the runtime usable.
+class OverflowingSizes : public CApiTest {
+ protected:
+  void SetUp() override {
+    CApiTest::SetUp();
+    ASSERT_EQ(xpurtLoadModule(device, "xpurt_test_spirv", nullptr, &spirv), XPURT_SUCCESS);
+    ASSERT_EQ(xpurtNewKernel(spirv, "reduce_sum", &reduce), XPURT_SUCCESS);
+    ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 4096, XPURT_ALLOC_TYPE_SHARED, &buffer),
+              XPURT_SUCCESS);
+  }
+  void TearDown() override {
+    xpurtRelease(buffer);
+    xpurtRelease(reduce);
+    xpurtRelease(spirv);
+    CApiTest::TearDown();
+  }
+  XpurtResult launch(uint32_t dims, const size_t *global, const size_t *local, size_t localBytes) {
+    XpurtKernelArg args[3] = {};
+    args[0].kind = args[1].kind = XPURT_KERNEL_ARG_MEMORY_VIEW;
+    args[0].view = args[1].view = buffer;
+    args[2].kind = XPURT_KERNEL_ARG_LOCAL;
+    args[2].size = localBytes;
+    return xpurtLaunchKernel(queue, reduce, 3, args, dims, nullptr, global, local, nullptr);
+  }
+  XpurtModule spirv = nullptr;
+  XpurtKernel reduce = nullptr;
+  XpurtMemoryView buffer = nullptr;
+};
+
+TEST_F(OverflowingSizes, ALocalSizeWhoseProductWrapsIsRefused) {
+  const size_t global[3] = {UINT32_MAX, UINT32_MAX, 1};
+  const size_t local[3] = {size_t{1} << 32, size_t{1} << 32, 1};  // product 2^64: wraps to 0
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, launch(3, global, local, 64));
+  EXPECT_TRUE(contains(lastMessage(), "local size 4294967296")) << lastMessage();
+  expectUsable();
+}
+
+TEST_F(OverflowingSizes, AGlobalSizePast2To64IsRefused) {
+  const size_t global[3] = {UINT32_MAX, UINT32_MAX, 2};
+  const size_t local[3] = {1, 1, 1};
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, launch(3, global, local, 64));
+  EXPECT_TRUE(contains(lastMessage(), "more than 2^64")) << lastMessage();
+  expectUsable();
+}
+
+TEST_F(OverflowingSizes, LocalArgumentsPastTheDeviceLimitAreRefused) {
+  const size_t global[1] = {64}, local[1] = {16};
+  for (size_t bytes : {size_t{0xFFFFFF81}, size_t{1} << 31, SIZE_MAX}) {
+    SCOPED_TRACE(bytes);
+    EXPECT_XPURT(XPURT_ERROR_OUT_OF_RANGE, launch(1, global, local, bytes));
+    EXPECT_TRUE(contains(lastMessage(), "__local memory")) << lastMessage();
+  }
+  // A size that fits runs, and computes.
+  auto *in = static_cast<float *>(nullptr);
+  ASSERT_EQ(xpurtHostPtr(buffer, reinterpret_cast<void **>(&in)), XPURT_SUCCESS);
+  for (int i = 0; i < 64; ++i) in[i] = 1.0f;
+  EXPECT_XPURT(XPURT_SUCCESS, launch(1, global, local, 16 * sizeof(float)));
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtSync(queue));
+  expectUsable();
+}
+
+}  // namespace
+}  // namespace xpurt::test
