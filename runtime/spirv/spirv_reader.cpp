@@ -1,6 +1,7 @@
 #include "spirv_reader.hpp"
 
 #include "core/error.hpp"
+#include "spec_constants.hpp"
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -81,7 +82,8 @@ std::unique_ptr<llvm::Module> readModule(
     std::span<const std::pair<uint32_t, uint64_t>> specConstants, const std::string &name) {
   SPIRV::TranslatorOpts opts;
   opts.enableAllExtensions();
-  for (auto [id, value] : specConstants) opts.setSpecConst(id, value);
+  for (auto [id, value] : checkSpecConstants(words, specConstants, name))
+    opts.setSpecConst(id, value);
   std::string bytes(reinterpret_cast<const char *>(words.data()), words.size_bytes());
   std::istringstream in(bytes);
   // The translator's own lowering passes need typed pointers (with opaque ones they assert on

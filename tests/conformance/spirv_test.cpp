@@ -389,6 +389,36 @@ TEST_P(SpirvTest, PrintfWritesToTheProcessOutput) {
   EXPECT_EQ(results.hostPtr()[1], 0);
 }
 
+TEST_P(SpirvTest, SpecializationConstantsThatDoNotFitAreRefused) {
+  auto load = [&](uint32_t id, uint64_t value) {
+    ModuleOptions options;
+    options.specConstants = {{id, value}};
+    return Module(device, "xpurt_test_spirv", options);
+  };
+  try {
+    load(7, uint64_t{1} << 40);  // a 32-bit int
+    ADD_FAILURE() << "a 41-bit value for a 32-bit constant was taken";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), XPURT_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("32-bit integer"), std::string::npos) << e.what();
+  }
+  try {
+    load(99, 1);
+    ADD_FAILURE() << "an id the module does not declare was taken";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), XPURT_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("no specialization constant with id 99 (its ids: 7)"),
+              std::string::npos)
+        << e.what();
+  }
+  // A negative value, sign-extended to 64 bits, fits.
+  Module negative = load(7, static_cast<uint64_t>(int64_t{-2}));
+  Array<int32_t, AllocType::Shared> out(device, 4);
+  queue.launch(Kernel(negative, "spec_constant"), Range(4), {out});
+  queue.sync();
+  EXPECT_EQ(out.hostPtr()[3], -20);
+}
+
 TEST_P(SpirvTest, SpecializationConstantsComeFromModuleOptions) {
   auto run = [&](Module &m) {
     Array<int32_t, AllocType::Shared> out(device, 4);
