@@ -5,11 +5,14 @@
 #include "jit_build_id.h"
 #include "jit_engine.hpp"
 
+#include <fcntl.h>
 #include <llvm/Support/xxhash.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <xpurt/xpurt.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -21,6 +24,8 @@ namespace {
 
 constexpr char kMagic[8] = {'X', 'P', 'U', 'R', 'T', 'J', 'I', 'T'};
 constexpr uint32_t kFormatVersion = 3;
+// No compiled module comes near this; a larger "entry" is not one of ours.
+constexpr uint64_t kMaxEntryBytes = uint64_t{1} << 30;
 
 uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull) {
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
@@ -191,11 +196,41 @@ std::optional<fs::path> cacheDirectory() {
   return dir;
 }
 
+// The bytes of a regular file of at most kMaxEntryBytes; nothing for anything else. Opened
+// without following a symbolic link and without blocking (a FIFO would wait for a writer),
+// then checked on the open descriptor, so what is read is what was checked.
+static std::optional<std::string> readRegularFile(const fs::path &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT)
+      core::log().warn("JIT cache entry '{}' cannot be opened ({}); not used", path.string(),
+                       std::strerror(errno));
+    return std::nullopt;
+  }
+  std::unique_ptr<int, void (*)(int *)> closer(&fd, [](int *f) { ::close(*f); });
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+      static_cast<uint64_t>(st.st_size) > kMaxEntryBytes) {
+    core::log().warn("JIT cache entry '{}' is not a regular file of at most {} bytes; not used",
+                     path.string(), kMaxEntryBytes);
+    return std::nullopt;
+  }
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;  // shrank while being read: a miss
+    done += static_cast<size_t>(n);
+  }
+  return bytes;
+}
+
 std::optional<CacheEntry> readCacheEntry(const fs::path &dir, const CacheKey &key) {
   fs::path path = entryPath(dir, key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::optional<std::string> file = readRegularFile(path);
+  if (!file) return std::nullopt;
+  std::string bytes = std::move(*file);
   auto reject = [&](const char *why) -> std::optional<CacheEntry> {
     core::log().warn("JIT cache entry '{}' is {}; rebuilding it", path.string(), why);
     std::error_code ec;

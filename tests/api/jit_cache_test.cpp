@@ -3,6 +3,8 @@
 
 #include <xpurt/xpurt.hpp>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -113,6 +115,25 @@ TEST_F(JitCache, CanBeTurnedOffOrPointedAtAnUnusablePlace) {
     loadAndRun("simple");  // works without the disk cache (a warning is logged)
   }
   fs::remove(file);
+}
+
+TEST_F(JitCache, EntriesThatAreNotRegularFilesAreNeverRead) {
+  loadAndRun("simple");
+  ASSERT_EQ(entries().size(), 1u);
+  fs::path entry = entries()[0];
+  // A FIFO would block the read forever, /dev/zero would fill memory, a directory fails it:
+  // each is passed over, the module compiles anew, and the load works.
+  auto replaceWith = [&](auto make) {
+    fs::remove_all(entry);
+    make();
+    loadAndRun("simple");
+  };
+  replaceWith([&] { ASSERT_EQ(mkfifo(entry.c_str(), 0600), 0); });
+  replaceWith([&] { fs::create_symlink("/dev/zero", entry); });
+  replaceWith([&] { fs::create_directory(entry); });
+  fs::remove_all(entry);
+  loadAndRun("simple");  // and a real entry is written again
+  EXPECT_TRUE(fs::is_regular_file(entry));
 }
 
 }  // namespace
