@@ -3,10 +3,13 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "elf_check.hpp"
 #include "spirv_module.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -78,6 +81,30 @@ core::Ref<core::Module> openLibrary(core::Ref<core::Device> device, const std::s
   return core::makeRef<NativeModule>(std::move(device), name, library);
 }
 
+// The file's ELF structure, before dlopen maps it.
+void checkLibraryFile(const std::string &path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    fail(XPURT_ERROR_INVALID_MODULE, "module file '{}' cannot be opened: {}", path,
+         std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    fail(XPURT_ERROR_INVALID_MODULE, "module file '{}' cannot be examined", path);
+  }
+  try {
+    checkSharedObject(
+        [&](uint64_t offset, void *out, size_t n) {
+          return pread(fd, out, n, static_cast<off_t>(offset)) == static_cast<ssize_t>(n);
+        },
+        static_cast<uint64_t>(st.st_size), path);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  close(fd);
+}
+
 core::Ref<core::Module> loadFile(core::Ref<core::Device> device, const std::string &path,
                                  const core::ModuleOptions &options) {
   std::error_code ec;
@@ -91,6 +118,7 @@ core::Ref<core::Module> loadFile(core::Ref<core::Device> device, const std::stri
   in.read(head, sizeof head);
   switch (sniff(head, static_cast<size_t>(in.gcount()))) {
     case Format::Elf: {
+      checkLibraryFile(path);
       // A path without a slash would send dlopen to the system search path instead.
       std::string openPath = path.find('/') == std::string::npos ? "./" + path : path;
       return openLibrary(std::move(device), openPath, path, options);
@@ -165,6 +193,13 @@ core::Ref<core::Module> loadMemory(core::Ref<core::Device> device, const void *d
     case Format::Elf:
       break;
   }
+  checkSharedObject(
+      [&](uint64_t offset, void *out, size_t n) {
+        if (offset > size || n > size - offset) return false;
+        std::memcpy(out, static_cast<const char *>(data) + offset, n);
+        return true;
+      },
+      size, "<memory>");
   // The dynamic linker loads from files only: hand it an anonymous in-memory one.
   int fd = memfd_create("xpurt-module", MFD_CLOEXEC);
   if (fd < 0) fail(XPURT_ERROR_UNKNOWN, "memfd_create failed: {}", std::strerror(errno));

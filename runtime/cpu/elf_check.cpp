@@ -1,0 +1,113 @@
+#include "elf_check.hpp"
+
+#include "core/error.hpp"
+
+#include <elf.h>
+
+#include <vector>
+
+namespace xpurt::cpu {
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint16_t kMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr uint16_t kMachine = EM_AARCH64;
+#else
+#error "add this machine's ELF e_machine"
+#endif
+
+[[noreturn]] void bad(const std::string &name, const std::string &what) {
+  core::fail(XPURT_ERROR_INVALID_MODULE,
+             "module '{}' is not a loadable shared library: {}; rebuild it, or check that the "
+             "file was copied whole",
+             name, what);
+}
+
+// [offset, offset + size) inside [0, limit), without wrapping.
+bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+}  // namespace
+
+void checkSharedObject(const ReadAt &read, uint64_t fileSize, const std::string &name) {
+  Elf64_Ehdr h{};
+  if (fileSize < sizeof h || !read(0, &h, sizeof h)) bad(name, "shorter than an ELF header");
+  if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_ident[EI_DATA] != ELFDATA2LSB ||
+      h.e_ident[EI_VERSION] != EV_CURRENT)
+    bad(name, "not a 64-bit little-endian ELF file");
+  if (h.e_type != ET_DYN)
+    bad(name, "not a shared object (ELF type " + std::to_string(h.e_type) + ")");
+  if (h.e_machine != kMachine)
+    bad(name, "built for another machine (ELF machine " + std::to_string(h.e_machine) + ")");
+  if (h.e_phentsize != sizeof(Elf64_Phdr) || h.e_phnum == 0 || h.e_phnum == PN_XNUM ||
+      !inside(h.e_phoff, uint64_t{h.e_phnum} * sizeof(Elf64_Phdr), fileSize))
+    bad(name, "its program headers lie outside the file");
+  std::vector<Elf64_Phdr> ph(h.e_phnum);
+  if (!read(h.e_phoff, ph.data(), ph.size() * sizeof(Elf64_Phdr)))
+    bad(name, "its program headers cannot be read");
+  const Elf64_Phdr *dynamic = nullptr;
+  bool loads = false;
+  for (const Elf64_Phdr &p : ph) {
+    if (p.p_type == PT_NULL) continue;
+    if (!inside(p.p_offset, p.p_filesz, fileSize))
+      bad(name, "a segment (type " + std::to_string(p.p_type) + ") lies past the end of the file");
+    if (p.p_type == PT_LOAD) {
+      loads = true;
+      if (p.p_filesz > p.p_memsz || (p.p_align > 1 && (p.p_align & (p.p_align - 1))) ||
+          (p.p_align > 1 && (p.p_vaddr - p.p_offset) % p.p_align != 0))
+        bad(name, "a loadable segment is malformed");
+    }
+    if (p.p_type == PT_DYNAMIC) dynamic = &p;
+  }
+  if (!loads) bad(name, "it has no loadable segment");
+  if (!dynamic) bad(name, "it has no dynamic section");
+  // The dynamic table's addresses must fall inside the file-backed part of a loaded segment.
+  auto mapped = [&](uint64_t address, uint64_t size) {
+    for (const Elf64_Phdr &p : ph)
+      if (p.p_type == PT_LOAD && address >= p.p_vaddr &&
+          inside(address - p.p_vaddr, size, p.p_filesz))
+        return true;
+    return false;
+  };
+  std::vector<Elf64_Dyn> table(dynamic->p_filesz / sizeof(Elf64_Dyn));
+  if (!read(dynamic->p_offset, table.data(), table.size() * sizeof(Elf64_Dyn)))
+    bad(name, "its dynamic section cannot be read");
+  uint64_t strtab = 0, strsz = 0;
+  bool ended = false;
+  for (const Elf64_Dyn &d : table) {
+    if (d.d_tag == DT_NULL) {
+      ended = true;
+      break;
+    }
+    switch (d.d_tag) {
+      case DT_STRTAB:
+        strtab = d.d_un.d_ptr;
+        break;
+      case DT_STRSZ:
+        strsz = d.d_un.d_val;
+        break;
+      case DT_SYMTAB:
+      case DT_HASH:
+      case DT_GNU_HASH:
+      case DT_RELA:
+      case DT_JMPREL:
+      case DT_VERSYM:
+      case DT_VERNEED:
+      case DT_VERDEF:
+      case DT_INIT_ARRAY:
+      case DT_FINI_ARRAY:
+        if (!mapped(d.d_un.d_ptr, 1))
+          bad(name, "its dynamic section points outside its segments (tag " +
+                        std::to_string(d.d_tag) + ")");
+        break;
+      default:
+        break;
+    }
+  }
+  if (!ended) bad(name, "its dynamic section has no end");
+  if (!strtab || !mapped(strtab, strsz)) bad(name, "its string table lies outside its segments");
+}
+
+}  // namespace xpurt::cpu
