@@ -1,0 +1,386 @@
+#include "work_item_loops.hpp"
+
+#include "barrier_regions.hpp"
+#include "bounds_checks.hpp"
+#include "core/error.hpp"
+#include "work_group.hpp"
+
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace xpurt::cpu {
+namespace {
+
+using llvm::IRBuilder;
+using llvm::Value;
+
+// OpenCL's work-item functions, by their mangled names in modules read from SPIR-V.
+enum class WorkItem {
+  WorkDim,
+  GlobalSize,
+  GlobalId,
+  LocalSize,
+  EnqueuedLocalSize,
+  LocalId,
+  NumGroups,
+  GroupId,
+  GlobalOffset,
+  GlobalLinearId,
+  LocalLinearId
+};
+
+const std::map<std::string, WorkItem> &workItemFunctions() {
+  static const std::map<std::string, WorkItem> names = {
+      {"_Z12get_work_dimv", WorkItem::WorkDim},
+      {"_Z15get_global_sizej", WorkItem::GlobalSize},
+      {"_Z13get_global_idj", WorkItem::GlobalId},
+      {"_Z14get_local_sizej", WorkItem::LocalSize},
+      {"_Z23get_enqueued_local_sizej", WorkItem::EnqueuedLocalSize},
+      {"_Z12get_local_idj", WorkItem::LocalId},
+      {"_Z14get_num_groupsj", WorkItem::NumGroups},
+      {"_Z12get_group_idj", WorkItem::GroupId},
+      {"_Z17get_global_offsetj", WorkItem::GlobalOffset},
+      {"_Z20get_global_linear_idv", WorkItem::GlobalLinearId},
+      {"_Z19get_local_linear_idv", WorkItem::LocalLinearId},
+  };
+  return names;
+}
+
+// Marks the accesses of the work-item loop that do depend on the work-item before (the bounds
+// of the regions the items chose): not part of the loop's parallel accesses.
+constexpr const char *kSerialAccess = "xpurt.serial";
+
+// values[dim] for dim 0..2, `outside` for any other dimension (OpenCL: 0 for ids, 1 for sizes).
+Value *byDimension(IRBuilder<> &b, Value *dim, Value *const values[3], uint64_t outside) {
+  llvm::Type *i64 = b.getInt64Ty();
+  if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(dim)) {
+    uint64_t d = c->getZExtValue();
+    return d < 3 ? values[d] : llvm::ConstantInt::get(i64, outside);
+  }
+  Value *result = llvm::ConstantInt::get(i64, outside);
+  for (int d = 2; d >= 0; --d)
+    result = b.CreateSelect(b.CreateICmpEQ(dim, b.getInt32(static_cast<uint32_t>(d))), values[d],
+                            result);
+  return result;
+}
+
+struct LoopIds {
+  Value *local[3];
+};
+
+// Replaces the work-item function calls in `blocks` (a kernel or region inlined into a loop
+// nest whose induction variables are `ids`).
+void replaceWorkItemCalls(const std::vector<llvm::BasicBlock *> &blocks, const ContextValues &ctx,
+                          const LoopIds &ids) {
+  std::vector<llvm::CallInst *> calls;
+  for (llvm::BasicBlock *bb : blocks)
+    for (llvm::Instruction &i : *bb)
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(&i))
+        if (auto *callee = call->getCalledFunction();
+            callee && callee->getName().startswith(kWorkItemPrefix))
+          calls.push_back(call);
+  for (llvm::CallInst *call : calls) {
+    IRBuilder<> b(call);
+    llvm::StringRef callee = call->getCalledFunction()->getName();
+    if (callee == kLocalBase || callee == kPrivateSlot || callee == kUniformSlot) {
+      Value *p = ctx.localMemory;
+      const auto &e = ctx.enqueuedLocalSize;
+      Value *items = callee == kLocalBase ? nullptr : b.CreateMul(b.CreateMul(e[0], e[1]), e[2]);
+      if (callee == kUniformSlot) {
+        Value *offset =
+            b.CreateAdd(b.CreateMul(call->getArgOperand(0), items), call->getArgOperand(1));
+        p = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.privateMemory, offset);
+      } else if (callee == kPrivateSlot) {
+        // Structure of arrays: a work-item's copies are consecutive, so vectors load them.
+        Value *item = b.CreateAdd(
+            b.CreateMul(b.CreateAdd(b.CreateMul(ids.local[2], e[1]), ids.local[1]), e[0]),
+            ids.local[0]);
+        Value *offset = b.CreateAdd(b.CreateMul(call->getArgOperand(0), items),
+                                    b.CreateMul(item, call->getArgOperand(1)));
+        p = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.privateMemory, offset);
+      }
+      call->replaceAllUsesWith(p);
+      call->eraseFromParent();
+      continue;
+    }
+    std::string mangled = callee.substr(9).str();
+    if (mangled == kIsLocal) {
+      Value *p = b.CreatePtrToInt(call->getArgOperand(0), b.getInt64Ty());
+      Value *base = b.CreatePtrToInt(ctx.localMemory, b.getInt64Ty());
+      Value *inside = b.CreateICmpULT(b.CreateSub(p, base), ctx.localBytes);
+      call->replaceAllUsesWith(b.CreateZExt(inside, call->getType()));
+      call->eraseFromParent();
+      continue;
+    }
+    if (mangled == kGroupRound) {
+      call->replaceAllUsesWith(b.CreateLoad(b.getInt32Ty(), ctx.round));
+      call->eraseFromParent();
+      continue;
+    }
+    if (mangled == kGroupScratch || mangled == kSubGroupSize) {
+      Value *v = mangled == kSubGroupSize
+                     ? static_cast<Value *>(b.getInt32(ctx.subGroupSize))
+                     : b.CreateAddrSpaceCast(ctx.groupScratch, call->getType());
+      call->replaceAllUsesWith(v);
+      call->eraseFromParent();
+      continue;
+    }
+    auto known = workItemFunctions().find(mangled);
+    if (known == workItemFunctions().end())
+      core::fail(XPURT_ERROR_UNSUPPORTED, "'{}' cannot be used here by the CPU JIT", mangled);
+    WorkItem kind = known->second;
+    Value *dim = call->arg_size() > 0 ? call->getArgOperand(0) : nullptr;
+    Value *globalId[3];
+    for (int d = 0; d < 3; ++d)
+      globalId[d] = b.CreateAdd(
+          b.CreateAdd(b.CreateMul(ctx.groupId[d], ctx.enqueuedLocalSize[d]), ids.local[d]),
+          ctx.globalOffset[d]);
+    Value *result = nullptr;
+    switch (kind) {
+      case WorkItem::WorkDim:
+        result = ctx.workDim;
+        break;
+      case WorkItem::GlobalSize:
+        result = byDimension(b, dim, ctx.globalSize, 1);
+        break;
+      case WorkItem::GlobalId:
+        result = byDimension(b, dim, globalId, 0);
+        break;
+      case WorkItem::LocalSize:
+        result = byDimension(b, dim, ctx.localSize, 1);
+        break;
+      case WorkItem::EnqueuedLocalSize:
+        result = byDimension(b, dim, ctx.enqueuedLocalSize, 1);
+        break;
+      case WorkItem::LocalId:
+        result = byDimension(b, dim, ids.local, 0);
+        break;
+      case WorkItem::NumGroups:
+        result = byDimension(b, dim, ctx.numGroups, 1);
+        break;
+      case WorkItem::GroupId:
+        result = byDimension(b, dim, ctx.groupId, 0);
+        break;
+      case WorkItem::GlobalOffset:
+        result = byDimension(b, dim, ctx.globalOffset, 0);
+        break;
+      case WorkItem::GlobalLinearId: {
+        Value *g[3];
+        for (int d = 0; d < 3; ++d) g[d] = b.CreateSub(globalId[d], ctx.globalOffset[d]);
+        result = b.CreateAdd(
+            b.CreateMul(b.CreateAdd(b.CreateMul(g[2], ctx.globalSize[1]), g[1]), ctx.globalSize[0]),
+            g[0]);
+        break;
+      }
+      case WorkItem::LocalLinearId:
+        result = b.CreateAdd(
+            b.CreateMul(b.CreateAdd(b.CreateMul(ids.local[2], ctx.localSize[1]), ids.local[1]),
+                        ctx.localSize[0]),
+            ids.local[0]);
+        break;
+    }
+    if (result->getType() != call->getType()) result = b.CreateZExtOrTrunc(result, call->getType());
+    call->replaceAllUsesWith(result);
+    call->eraseFromParent();
+  }
+}
+
+// Blocks of the innermost loop's body: from `body` up to, not including, `latch`.
+std::vector<llvm::BasicBlock *> loopBody(llvm::BasicBlock *body, llvm::BasicBlock *latch) {
+  std::vector<llvm::BasicBlock *> blocks{body};
+  std::set<llvm::BasicBlock *> seen{body, latch};
+  for (size_t i = 0; i < blocks.size(); ++i)
+    for (llvm::BasicBlock *next : llvm::successors(blocks[i]))
+      if (seen.insert(next).second) blocks.push_back(next);
+  return blocks;
+}
+
+// Work-items of a group are independent between barriers: tell the vectoriser that the loop
+// over them carries no memory dependence.
+// vectorise = false: the loop runs rarely (the checked copy that only groups straddling a
+// bound take); keep it scalar rather than spend compile time on vector code for it.
+void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &body,
+                  llvm::BranchInst *latchBranch, bool vectorise = true) {
+  llvm::MDNode *group = llvm::MDNode::getDistinct(c, {});
+  for (llvm::BasicBlock *bb : body)
+    for (llvm::Instruction &i : *bb) {
+      bool plain = (llvm::isa<llvm::LoadInst>(i) && !llvm::cast<llvm::LoadInst>(i).isAtomic() &&
+                    !llvm::cast<llvm::LoadInst>(i).isVolatile()) ||
+                   (llvm::isa<llvm::StoreInst>(i) && !llvm::cast<llvm::StoreInst>(i).isAtomic() &&
+                    !llvm::cast<llvm::StoreInst>(i).isVolatile());
+      if (plain && !i.getMetadata(kSerialAccess))
+        i.setMetadata(llvm::LLVMContext::MD_access_group, group);
+    }
+  llvm::MDNode *parallel =
+      llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group});
+  std::vector<llvm::Metadata *> properties{nullptr, parallel};
+  if (!vectorise) {
+    properties.push_back(
+        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
+                              llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))}));
+    properties.push_back(
+        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")}));
+  }
+  auto loopId = llvm::MDNode::getDistinct(c, properties);
+  loopId->replaceOperandWith(0, loopId);
+  latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
+}  // namespace
+
+bool answeredByLoops(const std::string &name) {
+  return workItemFunctions().count(name) || name == kGroupScratch || name == kSubGroupSize ||
+         name == kIsLocal || name == kGroupRound;
+}
+
+ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
+  llvm::Type *i64 = b.getInt64Ty();
+  auto field = [&](unsigned index, const char *name) {
+    return b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, ctx, index), name);
+  };
+  ContextValues v{};
+  for (unsigned d = 0; d < 3; ++d) {
+    v.groupId[d] = field(0 + d, "group.id");
+    v.localSize[d] = field(3 + d, "local.size");
+    v.enqueuedLocalSize[d] = field(6 + d, "enqueued.local.size");
+    v.globalSize[d] = field(9 + d, "global.size");
+    v.globalOffset[d] = field(12 + d, "global.offset");
+    v.numGroups[d] = field(15 + d, "num.groups");
+  }
+  static_assert(offsetof(WorkGroupContext, workDim) == 18 * 8);
+  v.workDim = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(i64, ctx, 18), "work.dim");
+  static_assert(offsetof(WorkGroupContext, localBytes) == 19 * 8);
+  v.localBytes = field(19, "local.bytes");
+  // The group's local and private memory come as noalias arguments of the work-group
+  // function (see work_group.hpp): set by the caller.
+  v.localMemory = nullptr;
+  v.privateMemory = nullptr;
+  return v;
+}
+
+llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
+                                    const ContextValues &ctx, llvm::Function &body,
+                                    llvm::ArrayRef<Value *> args, Value *result,
+                                    const RegionChoices *choices) {
+  llvm::LLVMContext &c = wg.getContext();
+  llvm::Type *i64 = llvm::Type::getInt64Ty(c);
+  IRBuilder<> b(from);
+  LoopIds ids{};
+  llvm::BasicBlock *exits[3], *latches[3];
+  llvm::PHINode *phis[3];
+  llvm::BasicBlock *current = from;
+  for (int d = 2; d >= 0; --d) {
+    auto *header = llvm::BasicBlock::Create(c, "wi.header", &wg);
+    auto *inner = llvm::BasicBlock::Create(c, "wi.body", &wg);
+    latches[d] = llvm::BasicBlock::Create(c, "wi.latch", &wg);
+    exits[d] = llvm::BasicBlock::Create(c, "wi.exit", &wg);
+    b.SetInsertPoint(current);
+    b.CreateBr(header);
+    b.SetInsertPoint(header);
+    phis[d] = b.CreatePHI(i64, 2, "local.id");
+    phis[d]->addIncoming(b.getInt64(0), current);
+    b.CreateBr(inner);
+    ids.local[d] = phis[d];
+    current = inner;
+  }
+  b.SetInsertPoint(current);
+  Value *stateSlot = nullptr;
+  llvm::BasicBlock *join = nullptr;
+  if (choices && choices->states) {
+    const auto &e = ctx.enqueuedLocalSize;
+    Value *item =
+        b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(ids.local[2], e[1]), ids.local[1]), e[0]),
+                    ids.local[0]);
+    stateSlot = b.CreateInBoundsGEP(b.getInt32Ty(), choices->states, item);
+  }
+  if (choices && choices->onlyRegion) {  // the work-items waiting at this region only
+    auto *run = llvm::BasicBlock::Create(c, "wi.run", &wg);
+    join = llvm::BasicBlock::Create(c, "wi.join", &wg);
+    Value *state = b.CreateLoad(b.getInt32Ty(), stateSlot);
+    b.CreateCondBr(b.CreateICmpEQ(state, choices->onlyRegion), run, join);
+    b.SetInsertPoint(run);
+  }
+  llvm::CallInst *call = b.CreateCall(&body, args);
+  if (result) b.CreateStore(call, result);
+  if (stateSlot) b.CreateStore(call, stateSlot);
+  if (choices && choices->lowest) {  // the lowest and highest region any work-item chose
+    llvm::MDNode *serial = llvm::MDNode::get(c, {});
+    auto update = [&](Value *slot, llvm::Intrinsic::ID op) {
+      auto *old = b.CreateLoad(call->getType(), slot);
+      auto *store = b.CreateStore(b.CreateBinaryIntrinsic(op, old, call), slot);
+      old->setMetadata(kSerialAccess, serial);
+      store->setMetadata(kSerialAccess, serial);
+    };
+    update(choices->lowest, llvm::Intrinsic::smin);
+    update(choices->highest, llvm::Intrinsic::smax);
+  }
+  if (join) {
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+  }
+  llvm::BasicBlock *innerBody = current;
+  llvm::BranchInst *innerLatchBranch = nullptr;
+  for (int d = 0; d < 3; ++d) {
+    b.CreateBr(latches[d]);
+    b.SetInsertPoint(latches[d]);
+    Value *next = b.CreateAdd(phis[d], b.getInt64(1), "", true, true);
+    phis[d]->addIncoming(next, latches[d]);
+    auto *br =
+        b.CreateCondBr(b.CreateICmpULT(next, ctx.localSize[d]), phis[d]->getParent(), exits[d]);
+    if (d == 0) innerLatchBranch = br;
+    b.SetInsertPoint(exits[d]);
+  }
+  llvm::InlineFunctionInfo inlineInfo;
+  if (!llvm::InlineFunction(*call, inlineInfo).isSuccess())
+    core::fail(XPURT_ERROR_UNKNOWN, "'{}' could not be inlined into its work-item loop",
+               body.getName().str());
+  auto blocks = loopBody(innerBody, latches[0]);
+  replaceWorkItemCalls(blocks, ctx, ids);
+  std::optional<LoopCopy> unchecked;
+  if (!join) unchecked = splitBoundsChecks(blocks, phis[0], latches[0], ctx.localSize[0]);
+  if (unchecked) markParallel(c, unchecked->body, unchecked->latchBranch);
+  // A masked loop runs only while work-items wait at different regions: rare, so kept scalar.
+  markParallel(c, blocks, innerLatchBranch, !unchecked && !join);
+  return exits[2];
+}
+
+llvm::SwitchInst *emitEarliestState(llvm::Function &wg, llvm::BasicBlock *at,
+                                    const ContextValues &ctx, Value *states, Value *items,
+                                    llvm::BasicBlock *exit, unsigned cases) {
+  llvm::LLVMContext &c = wg.getContext();
+  auto *header = llvm::BasicBlock::Create(c, "scan.header", &wg);
+  auto *body = llvm::BasicBlock::Create(c, "scan.body", &wg);
+  auto *done = llvm::BasicBlock::Create(c, "scan.done", &wg);
+  IRBuilder<> b(at);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  auto *i = b.CreatePHI(b.getInt64Ty(), 2, "scan.item");
+  auto *best = b.CreatePHI(b.getInt32Ty(), 2, "scan.best");
+  i->addIncoming(b.getInt64(0), at);
+  best->addIncoming(b.getInt32(INT32_MAX), at);
+  b.CreateCondBr(b.CreateICmpULT(i, items), body, done);
+  b.SetInsertPoint(body);
+  const auto &e = ctx.enqueuedLocalSize;
+  Value *x = b.CreateURem(i, e[0]), *rest = b.CreateUDiv(i, e[0]);
+  Value *y = b.CreateURem(rest, e[1]), *z = b.CreateUDiv(rest, e[1]);
+  Value *valid = b.CreateAnd(
+      b.CreateAnd(b.CreateICmpULT(x, ctx.localSize[0]), b.CreateICmpULT(y, ctx.localSize[1])),
+      b.CreateICmpULT(z, ctx.localSize[2]));
+  Value *state = b.CreateLoad(b.getInt32Ty(), b.CreateInBoundsGEP(b.getInt32Ty(), states, i));
+  Value *waiting = b.CreateAnd(valid, b.CreateICmpSGE(state, b.getInt32(0)));
+  Value *better =
+      b.CreateSelect(waiting, b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, best, state), best);
+  best->addIncoming(better, body);
+  i->addIncoming(b.CreateAdd(i, b.getInt64(1)), body);
+  b.CreateBr(header);
+  b.SetInsertPoint(done);
+  return b.CreateSwitch(best, exit, cases);
+}
+
+}  // namespace xpurt::cpu
