@@ -293,24 +293,26 @@ Value *convert(IRBuilder<> &b, llvm::Function &f, const Mangled &m) {
   bool toSigned = name.rfind("convert_u", 0) != 0;
   bool fromSigned = isSignedCode(m.elementCodes.at(0));
   llvm::Type *fromElem = elementType(x->getType()), *toElem = elementType(to);
+  // The default: to nearest into floating point, toward zero into an integer.
+  Rounding mode =
+      roundingOf(name, toElem->isFloatingPointTy() ? Rounding::Nearest : Rounding::TowardZero);
   if (fromElem->isFloatingPointTy() && toElem->isFloatingPointTy()) {
-    Rounding mode = roundingOf(name, Rounding::Nearest);
     if (toElem->getPrimitiveSizeInBits() < fromElem->getPrimitiveSizeInBits() &&
         mode != Rounding::Nearest)
       return narrowDirected(b, x, to, mode);
     return b.CreateFPCast(x, to);
   }
   if (fromElem->isIntegerTy() && toElem->isFloatingPointTy()) {
-    Rounding mode = roundingOf(name, Rounding::Nearest);
     if (mode != Rounding::Nearest) return intToFloatDirected(b, x, to, fromSigned, mode);
     return fromSigned ? b.CreateSIToFP(x, to) : b.CreateUIToFP(x, to);
   }
-  if (fromElem->isFloatingPointTy()) {  // to an integer: round as asked (default: toward zero)
-    llvm::Intrinsic::ID round = llvm::Intrinsic::trunc;
-    if (name.find("_rte") != std::string::npos) round = llvm::Intrinsic::rint;
-    if (name.find("_rtp") != std::string::npos) round = llvm::Intrinsic::ceil;
-    if (name.find("_rtn") != std::string::npos) round = llvm::Intrinsic::floor;
-    Value *r = intrinsic(b, round, {x});
+  if (fromElem->isFloatingPointTy()) {  // to an integer: round as asked
+    static const std::map<Rounding, llvm::Intrinsic::ID> rounding = {
+        {Rounding::Nearest, llvm::Intrinsic::rint},
+        {Rounding::TowardZero, llvm::Intrinsic::trunc},
+        {Rounding::Down, llvm::Intrinsic::floor},
+        {Rounding::Up, llvm::Intrinsic::ceil}};
+    Value *r = intrinsic(b, rounding.at(mode), {x});
     if (sat)
       return b.CreateIntrinsic(toSigned ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
                                {to, x->getType()}, {r});

@@ -22,6 +22,7 @@
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -147,21 +148,22 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
   b.SetInsertPoint(dispatch);
   unsigned count = static_cast<unsigned>(regions.functions.size());
   auto *sw = b.CreateSwitch(b.CreateLoad(b.getInt32Ty(), next), exit, count);
-  // Kernels with collectives may part: a sub-group function in a branch that only some
-  // sub-groups take is legal, unlike a barrier. Once the work-items of a run chose different
-  // regions, every work-item keeps its own state, and each run takes the earliest region some
-  // work-items wait at, for those only.
-  // They can part only after a region that can end at more than one barrier; a kernel with
-  // none (collectives in straight-line code) needs no masked copies, which double its code.
-  auto endsOf = [](llvm::Function &region) {
-    std::set<Value *> ends;
-    for (llvm::BasicBlock &bb : region)
+  // How many places each region can end at (barriers, or the kernel's end). A region with
+  // more than one may send work-items different ways: OpenCL makes a barrier that only some
+  // reach undefined, so the group stops with an error; but a sub-group function in a branch
+  // only some sub-groups take is legal. So in a kernel with collectives, once the work-items
+  // of a run chose different regions, every work-item keeps its own state, and each run takes
+  // the earliest region some work-items wait at, for those only. A kernel whose regions all
+  // end at one place needs no masked copies, which double its code.
+  std::vector<size_t> ends;
+  for (llvm::Function *region : regions.functions) {
+    std::set<Value *> returned;
+    for (llvm::BasicBlock &bb : *region)
       if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator()))
-        ends.insert(ret->getReturnValue());
-    return ends.size();
-  };
-  bool mayPart = false;
-  for (llvm::Function *region : regions.functions) mayPart = mayPart || endsOf(*region) > 1;
+        returned.insert(ret->getReturnValue());
+    ends.push_back(returned.size());
+  }
+  bool mayPart = std::any_of(ends.begin(), ends.end(), [](size_t n) { return n > 1; });
   bool tracked = collectives && mayPart;
   llvm::SwitchInst *maskedSwitch = nullptr;
   auto *masked = llvm::BasicBlock::Create(c, "masked.dispatch", wg);
@@ -176,10 +178,7 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
       IRBuilder<> s(start);
       s.CreateStore(s.CreateAdd(s.CreateLoad(s.getInt32Ty(), ctx.round), s.getInt32(1)), ctx.round);
     }
-    // A region that can end at more than one place (a barrier in a loop or a branch) checks
-    // that every work-item chose the same: OpenCL makes a barrier that only some reach
-    // undefined, and running on would give wrong results silently.
-    if (endsOf(*regions.functions[r]) < 2 && !tracked) {
+    if (ends[r] < 2 && !tracked) {
       llvm::BasicBlock *done =
           emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next);
       IRBuilder<>(done).CreateBr(dispatch);

@@ -17,6 +17,16 @@ class SpirvIntake : public CApiTest {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
+  // The module with its "OpCapability Int64" turned into another capability.
+  std::string withInt64Replaced(uint32_t capability) {
+    std::string bytes = module();
+    const uint32_t from[2] = {0x00020011, 11}, to[2] = {0x00020011, capability};
+    auto at = bytes.find(std::string(reinterpret_cast<const char *>(from), 8));
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos)
+      bytes.replace(at, 8, std::string(reinterpret_cast<const char *>(to), 8));
+    return bytes;
+  }
   XpurtResult load(const std::string &bytes) {
     XpurtModule m = nullptr;
     XpurtResult r = xpurtLoadModuleFromMemory(device, bytes.data(), bytes.size(), nullptr, &m);
@@ -45,26 +55,15 @@ TEST_F(SpirvIntake, GarbageAfterTheMagicNumberIsRefused) {
 }
 
 TEST_F(SpirvIntake, AnUnsupportedCapabilityIsNamed) {
-  std::string bytes = module();
-  // Turn the module's "OpCapability Int64" into "OpCapability Pipes".
-  const uint32_t from[2] = {0x00020011, 11}, to[2] = {0x00020011, 17};
-  auto at = bytes.find(std::string(reinterpret_cast<const char *>(from), 8));
-  ASSERT_NE(at, std::string::npos);
-  bytes.replace(at, 8, std::string(reinterpret_cast<const char *>(to), 8));
-  EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED, load(bytes));
+  EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED, load(withInt64Replaced(17)));  // Pipes
   EXPECT_TRUE(contains(lastMessage(), "Pipes")) << lastMessage();
   EXPECT_TRUE(contains(lastMessage(), "CPU")) << lastMessage();
   expectUsable();
 }
 
 TEST_F(SpirvIntake, AnExtensionCapabilityIsNamedWithItsExtension) {
-  std::string bytes = module();
-  // "OpCapability Int64" becomes RayTracingKHR (4479), which no xpurt device supports.
-  const uint32_t from[2] = {0x00020011, 11}, to[2] = {0x00020011, 4479};
-  auto at = bytes.find(std::string(reinterpret_cast<const char *>(from), 8));
-  ASSERT_NE(at, std::string::npos);
-  bytes.replace(at, 8, std::string(reinterpret_cast<const char *>(to), 8));
-  EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED, load(bytes));
+  // RayTracingKHR (4479), which no xpurt device supports.
+  EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED, load(withInt64Replaced(4479)));
   EXPECT_TRUE(contains(lastMessage(), "RayTracingKHR (SPV_KHR_ray_tracing, 4479)"))
       << lastMessage();
   expectUsable();

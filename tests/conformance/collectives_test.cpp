@@ -38,21 +38,26 @@ std::vector<std::vector<size_t>> groupsOf(size_t gx, size_t gy, size_t lx, size_
 
 struct Shape {
   size_t gx, gy, lx, ly;
+  Range range() const { return gy == 1 ? Range(gx).local(lx) : Range(gx, gy).local(lx, ly); }
 };
+
+std::vector<int> inputValues(size_t n) {
+  std::vector<int> values(n);
+  for (size_t g = 0; g < n; ++g) values[g] = inputValue(g);
+  return values;
+}
 
 TEST_P(CollectivesTest, WorkGroupCollectivesOnFullAndPartialGroups) {
   for (Shape s : {Shape{100, 1, 32, 1}, Shape{10, 6, 4, 4}, Shape{64, 1, 64, 1}}) {
     SCOPED_TRACE(testing::Message()
                  << s.gx << "x" << s.gy << " in groups of " << s.lx << "x" << s.ly);
     size_t n = s.gx * s.gy;
-    std::vector<int> values(n);
-    for (size_t g = 0; g < n; ++g) values[g] = inputValue(g);
+    std::vector<int> values = inputValues(n);
     Array<int> in(device, values);
     Array<int, AllocType::Shared> out(device, n * 8);
     Array<float, AllocType::Shared> fout(device, n);
     queue.copyToDevice(in);
-    Range range = s.gy == 1 ? Range(s.gx).local(s.lx) : Range(s.gx, s.gy).local(s.lx, s.ly);
-    queue.launch(Kernel(collectives, "group_collectives"), range, {in, out, fout});
+    queue.launch(Kernel(collectives, "group_collectives"), s.range(), {in, out, fout});
     queue.sync();
     for (const auto &items : groupsOf(s.gx, s.gy, s.lx, s.ly)) {
       int sum = 0, lo = INT32_MAX, hi = INT32_MIN, all = 1, any = 0;
@@ -86,13 +91,11 @@ TEST_P(CollectivesTest, SubGroupsOfSixteenOnFullAndPartialGroups) {
     SCOPED_TRACE(testing::Message()
                  << s.gx << "x" << s.gy << " in groups of " << s.lx << "x" << s.ly);
     size_t n = s.gx * s.gy;
-    std::vector<int> values(n);
-    for (size_t g = 0; g < n; ++g) values[g] = inputValue(g);
+    std::vector<int> values = inputValues(n);
     Array<int> in(device, values);
     Array<int, AllocType::Shared> out(device, n * 12);
     queue.copyToDevice(in);
-    Range range = s.gy == 1 ? Range(s.gx).local(s.lx) : Range(s.gx, s.gy).local(s.lx, s.ly);
-    queue.launch(Kernel(collectives, "sub_group_functions"), range, {in, out});
+    queue.launch(Kernel(collectives, "sub_group_functions"), s.range(), {in, out});
     queue.sync();
     for (const auto &items : groupsOf(s.gx, s.gy, s.lx, s.ly)) {
       size_t subGroups = (items.size() + 15) / 16;
@@ -135,8 +138,7 @@ TEST_P(CollectivesTest, SubGroupsOfSixteenOnFullAndPartialGroups) {
 
 TEST_P(CollectivesTest, ARequiredSubGroupSizeIsHonoured) {
   constexpr size_t n = 44;  // groups of 22: sub-groups of 8, 8 and 6
-  std::vector<int> values(n);
-  for (size_t g = 0; g < n; ++g) values[g] = inputValue(g);
+  std::vector<int> values = inputValues(n);
   Array<int> in(device, values);
   Array<int, AllocType::Shared> out(device, n * 2);
   queue.copyToDevice(in);
@@ -172,8 +174,7 @@ TEST_P(CollectivesTest, FloatAtomicsUnderContention) {
 
 TEST_P(CollectivesTest, SubGroupFunctionsInBranchesSeeTheActiveWorkItems) {
   constexpr size_t n = 80, group = 40;  // groups of 40: sub-groups of 16, 16 and 8
-  std::vector<int> values(n);
-  for (size_t g = 0; g < n; ++g) values[g] = inputValue(g);
+  std::vector<int> values = inputValues(n);
   Array<int> in(device, values);
   Array<int, AllocType::Shared> out(device, n * 5);
   queue.copyToDevice(in);

@@ -1,7 +1,7 @@
 // Builtins whose results the suite checks against host references on edge values
 // (tests/conformance/builtin_values_test.cpp).
 
-#define INT_FUNCTIONS(T, U, out, a, b, c, i)                                 \
+#define INT_FUNCTIONS(out, a, b, c, i)                                 \
   out[0] = abs_diff(a[i], b[i]);                                             \
   out[1] = hadd(a[i], b[i]);                                                 \
   out[2] = rhadd(a[i], b[i]);                                                \
@@ -23,7 +23,7 @@ kernel void int_functions(global const int *a, global const int *b, global const
                           global long *out) {
   size_t i = get_global_id(0);
   global long *o = out + i * 18;
-  INT_FUNCTIONS(int, uint, o, a, b, c, i);
+  INT_FUNCTIONS(o, a, b, c, i);
   o[16] = mul24(a[i] & 0x7fffff, b[i] & 0x7fffff);
   o[17] = bitfield_extract_signed(a[i], (uint)c[i] & 7u, (uint)b[i] & 15u);
 }
@@ -32,7 +32,7 @@ kernel void uint_functions(global const uint *a, global const uint *b, global co
                            global long *out) {
   size_t i = get_global_id(0);
   global long *o = out + i * 18;
-  INT_FUNCTIONS(uint, uint, o, a, b, c, i);
+  INT_FUNCTIONS(o, a, b, c, i);
   o[16] = mad24(a[i] & 0xffffffu, b[i] & 0xffffffu, c[i]);
   o[17] = bitfield_extract_signed(a[i], (uint)c[i] & 7u, (uint)b[i] & 15u);
 }
@@ -41,7 +41,7 @@ kernel void char_functions(global const char *a, global const char *b, global co
                            global long *out) {
   size_t i = get_global_id(0);
   global long *o = out + i * 18;
-  INT_FUNCTIONS(char, uchar, o, a, b, c, i);
+  INT_FUNCTIONS(o, a, b, c, i);
   o[16] = 0;
   o[17] = bitfield_extract_signed(a[i], (uint)c[i] & 7u, (uint)b[i] & 7u);
 }

@@ -158,28 +158,22 @@ XP_SHUFFLES_WIDTHS(float) XP_SHUFFLES_WIDTHS(double)
 #define XP_OP_logical_or(a, b) ((a) || (b))
 #define XP_OP_logical_xor(a, b) (!(a) != !(b))
 
-// F(name, T, op, identity): the sub-group forms of one operation.
+// F(name, T, op, identity): the sub-group forms of one operation, each a fold over the active
+// members [first, end) of the sub-group after one exchange.
 #define XP_SUB_GROUP_OP(name, T, op, identity)                                                 \
-  T OVL sub_group_reduce_##name(T x) {                                                         \
+  static T OVL xp_fold_##name(T x, uint first, uint end) {                                     \
     xp_publish(x);                                                                             \
     T r = (identity);                                                                          \
-    for (uint i = 0; i < get_sub_group_size(); ++i)                                            \
+    for (uint i = first; i < end; ++i)                                                         \
       if (xp_active(i)) r = op(r, XP_SLOT(T, xp_sg_base() + i));                               \
     return r;                                                                                  \
   }                                                                                            \
+  T OVL sub_group_reduce_##name(T x) { return xp_fold_##name(x, 0, get_sub_group_size()); }    \
   T OVL sub_group_scan_inclusive_##name(T x) {                                                 \
-    xp_publish(x);                                                                             \
-    T r = (identity);                                                                          \
-    for (uint i = 0; i <= get_sub_group_local_id(); ++i)                                       \
-      if (xp_active(i)) r = op(r, XP_SLOT(T, xp_sg_base() + i));                               \
-    return r;                                                                                  \
+    return xp_fold_##name(x, 0, get_sub_group_local_id() + 1);                                 \
   }                                                                                            \
   T OVL sub_group_scan_exclusive_##name(T x) {                                                 \
-    xp_publish(x);                                                                             \
-    T r = (identity);                                                                          \
-    for (uint i = 0; i < get_sub_group_local_id(); ++i)                                        \
-      if (xp_active(i)) r = op(r, XP_SLOT(T, xp_sg_base() + i));                               \
-    return r;                                                                                  \
+    return xp_fold_##name(x, 0, get_sub_group_local_id());                                     \
   }                                                                                            \
   T OVL sub_group_non_uniform_reduce_##name(T x) { return sub_group_reduce_##name(x); }        \
   T OVL sub_group_non_uniform_scan_inclusive_##name(T x) {                                     \
@@ -192,13 +186,8 @@ XP_SHUFFLES_WIDTHS(float) XP_SHUFFLES_WIDTHS(double)
   T OVL intel_sub_group_scan_inclusive_##name(T x) { return sub_group_scan_inclusive_##name(x); } \
   T OVL intel_sub_group_scan_exclusive_##name(T x) { return sub_group_scan_exclusive_##name(x); } \
   T OVL sub_group_clustered_reduce_##name(T x, uint clustersize) {                             \
-    xp_publish(x);                                                                             \
     uint first = get_sub_group_local_id() / clustersize * clustersize;                         \
-    uint end = min(first + clustersize, get_sub_group_size());                                 \
-    T r = (identity);                                                                          \
-    for (uint i = first; i < end; ++i)                                                         \
-      if (xp_active(i)) r = op(r, XP_SLOT(T, xp_sg_base() + i));                               \
-    return r;                                                                                  \
+    return xp_fold_##name(x, first, min(first + clustersize, get_sub_group_size()));           \
   }
 
 // The work-group forms: the first work-item folds every slot (in place for scans); the

@@ -18,44 +18,25 @@
   H CNFN name(H x, H y, H z) {                                                    \
     return convert_##H(name(convert_##F(x), convert_##F(y), convert_##F(z)));     \
   }
-// Builtins that write through a pointer, for each address space a pointer may name.
-#define XP_HPTR(H, F, P, AS)                                                        \
-  H OVL frexp(H x, AS P *e) {                                                       \
-    P i;                                                                            \
-    H r = convert_##H(frexp(convert_##F(x), (__generic P *)&i));                                   \
-    *e = i;                                                                         \
-    return r;                                                                       \
-  }                                                                                 \
-  H OVL lgamma_r(H x, AS P *s) {                                                    \
-    P i;                                                                            \
-    H r = convert_##H(lgamma_r(convert_##F(x), (__generic P *)&i));                                \
-    *s = i;                                                                         \
-    return r;                                                                       \
-  }                                                                                 \
-  H OVL remquo(H x, H y, AS P *q) {                                                 \
-    P i;                                                                            \
-    H r = convert_##H(remquo(convert_##F(x), convert_##F(y), (__generic P *)&i));                  \
-    *q = i;                                                                         \
-    return r;                                                                       \
-  }                                                                                 \
-  H OVL sincos(H x, AS H *c) {                                                      \
-    F fc;                                                                           \
-    H s = convert_##H(sincos(convert_##F(x), (__generic F *)&fc));                                 \
-    *c = convert_##H(fc);                                                           \
-    return s;                                                                       \
-  }                                                                                 \
-  H OVL fract(H x, AS H *i) {                                                       \
-    F fi;                                                                           \
-    H r = convert_##H(fract(convert_##F(x), (__generic F *)&fi));                                  \
-    *i = convert_##H(fi);                                                           \
-    return r;                                                                       \
-  }                                                                                 \
-  H OVL modf(H x, AS H *i) {                                                        \
-    F fi;                                                                           \
-    H r = convert_##H(modf(convert_##F(x), (__generic F *)&fi));                                   \
-    *i = convert_##H(fi);                                                           \
-    return r;                                                                       \
+// Builtins that write through a pointer, for each address space a pointer may name: the float
+// builtin writes to a private variable (through a generic pointer), then the result is stored.
+#define XP_HOUT(name, H, P, FP, AS, CONVERT, PARAMS, ...)           \
+  H OVL name(PARAMS(H), AS P *out) {                                  \
+    FP value;                                                         \
+    H r = convert_##H(name(__VA_ARGS__, (__generic FP *)&value));     \
+    *out = CONVERT(value);                                            \
+    return r;                                                         \
   }
+#define XP_SAME(v) v
+#define XP_ONE_ARG(H) H x
+#define XP_TWO_ARGS(H) H x, H y
+#define XP_HPTR(H, F, I, AS)                                                                 \
+  XP_HOUT(frexp, H, I, I, AS, XP_SAME, XP_ONE_ARG, convert_##F(x))                    \
+  XP_HOUT(lgamma_r, H, I, I, AS, XP_SAME, XP_ONE_ARG, convert_##F(x))                 \
+  XP_HOUT(remquo, H, I, I, AS, XP_SAME, XP_TWO_ARGS, convert_##F(x), convert_##F(y))  \
+  XP_HOUT(sincos, H, H, F, AS, convert_##H, XP_ONE_ARG, convert_##F(x))               \
+  XP_HOUT(fract, H, H, F, AS, convert_##H, XP_ONE_ARG, convert_##F(x))                \
+  XP_HOUT(modf, H, H, F, AS, convert_##H, XP_ONE_ARG, convert_##F(x))
 
 #define XP_HALF(H, F, I, U)                                                                  \
   XP_H1(acos, H, F) XP_H1(acosh, H, F) XP_H1(acospi, H, F) XP_H1(asin, H, F)                  \
