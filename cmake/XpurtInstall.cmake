@@ -4,6 +4,7 @@ include(CMakePackageConfigHelpers)
 install(TARGETS xpurt xpurt_kernel_headers EXPORT xpurtTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS xpurt-jit-worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBDIR}/xpurt)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/xpurt ${PROJECT_SOURCE_DIR}/kernels/include/xpurt
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/XpurtNativeModule.cmake

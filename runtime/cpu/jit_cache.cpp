@@ -1,5 +1,6 @@
 #include "jit_cache.hpp"
 
+#include "byte_stream.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 #include "jit_build_id.h"
@@ -36,56 +37,10 @@ std::string hex(uint64_t v) {
   return fmt::format("{:016x}", v);
 }
 
-class Writer {
- public:
-  void u8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
-  void u32(uint32_t v) { raw(&v, sizeof v); }
-  void u64(uint64_t v) { raw(&v, sizeof v); }
-  void str(const std::string &s) {
-    u64(s.size());
-    out_.append(s);
-  }
-  void raw(const void *p, size_t n) { out_.append(static_cast<const char *>(p), n); }
-  std::string take() { return std::move(out_); }
+}  // namespace
 
- private:
-  std::string out_;
-};
-
-// Reads with bounds checks; any overrun marks the reader failed.
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool ok() const { return ok_; }
-  bool atEnd() const { return at_ == in_.size(); }
-  uint8_t u8() { return get<uint8_t>(); }
-  uint32_t u32() { return get<uint32_t>(); }
-  uint64_t u64() { return get<uint64_t>(); }
-  std::string str() {
-    uint64_t n = u64();
-    if (!ok_ || n > in_.size() - at_) return fail(), std::string();
-    std::string s(in_.substr(at_, n));
-    at_ += n;
-    return s;
-  }
-  std::string_view rest() const { return in_.substr(at_); }
-
- private:
-  template <class T>
-  T get() {
-    T v{};
-    if (!ok_ || sizeof v > in_.size() - at_) return fail(), v;
-    std::memcpy(&v, in_.data() + at_, sizeof v);
-    at_ += sizeof v;
-    return v;
-  }
-  void fail() { ok_ = false; }
-  std::string_view in_;
-  size_t at_ = 0;
-  bool ok_ = true;
-};
-
-std::string serialize(const CompiledKernels &k, const std::string &object) {
+std::string serializeEntry(const CacheEntry &entry) {
+  const CompiledKernels &k = entry.kernels;
   Writer w;
   w.u32(static_cast<uint32_t>(k.kernels.size()));
   for (const spirv::KernelInfo &info : k.kernels) {
@@ -106,11 +61,11 @@ std::string serialize(const CompiledKernels &k, const std::string &object) {
     w.u64(l.privateBytesPerGroup);
     w.u32(l.regions);
   }
-  w.str(object);
+  w.str(entry.object);
   return w.take();
 }
 
-std::optional<CacheEntry> deserialize(std::string_view payload) {
+std::optional<CacheEntry> deserializeEntry(std::string_view payload) {
   Reader r(payload);
   CacheEntry e;
   uint32_t n = r.u32();
@@ -149,6 +104,8 @@ std::optional<CacheEntry> deserialize(std::string_view payload) {
     return std::nullopt;
   return e;
 }
+
+namespace {
 
 fs::path entryPath(const fs::path &dir, const CacheKey &key) {
   return dir / ("cpu-" + hex(key.hash[0]) + hex(key.hash[1]) + ".xjit");
@@ -250,13 +207,13 @@ std::optional<CacheEntry> readCacheEntry(const fs::path &dir, const CacheKey &ke
   std::string_view payload = r.rest();
   if (!r.ok() || llvm::xxHash64(llvm::StringRef(payload.data(), payload.size())) != checksum)
     return reject("corrupt (checksum mismatch)");
-  auto entry = deserialize(payload);
+  auto entry = deserializeEntry(payload);
   if (!entry) return reject("malformed");
   return entry;
 }
 
 void writeCacheEntry(const fs::path &dir, const CacheKey &key, const CacheEntry &entry) {
-  std::string payload = serialize(entry.kernels, entry.object);
+  std::string payload = serializeEntry(entry);
   Writer w;
   w.raw(kMagic, sizeof kMagic);
   w.u32(kFormatVersion);

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace xpurt::cpu {
@@ -39,6 +40,11 @@ struct CacheEntry {
   CompiledKernels kernels;
   std::string object;  // ELF
 };
+
+// A compiled module as bytes, and back; deserializeEntry checks every bound and that the
+// object is ELF, and gives nothing for anything malformed.
+std::string serializeEntry(const CacheEntry &entry);
+std::optional<CacheEntry> deserializeEntry(std::string_view payload);
 
 // The cache folder: XPURT_CACHE_DIR, else $XDG_CACHE_HOME/xpurt, else ~/.cache/xpurt; nothing
 // if XPURT_CACHE_DIR is "off" or no folder can be made (logged).

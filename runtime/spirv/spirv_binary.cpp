@@ -182,13 +182,21 @@ namespace {
 // second (see validate) must not let the first through. Before the first function (types,
 // constants, variables), where the translator reads in order, an id must be defined before it
 // is used, and a result type must be a type: the translator aborts on anything else.
+// No real module comes near this many ids (it would take far more than 256 MB); the id
+// tables below are sized by the bound, so a larger one is refused rather than allocated.
+constexpr uint32_t kMaxIdBound = uint32_t{1} << 26;
+
 struct IdUse {
+  explicit IdUse(uint32_t idBound)
+      : bound(idBound), defined(idBound), used(idBound), isType(idBound), forwardPointer(idBound) {}
+  uint32_t bound;  // every id is in [1, bound)
   std::vector<bool> defined, used, isType;
   std::vector<bool> forwardPointer;  // declared by OpTypeForwardPointer
   bool inFunctions = false;
-  size_t badString = 0;   // word offset of a string whose padding is not zero, + 1
-  uint32_t badOrder = 0;  // an id used before its definition outside functions, + 1
-  uint32_t notAType = 0;  // an id used as a result type that is no type, + 1
+  size_t badString = 0;     // word offset of a string whose padding is not zero, + 1
+  uint64_t badOrder = 0;    // an id used before its definition outside functions, + 1
+  uint64_t notAType = 0;    // an id used as a result type that is no type, + 1
+  uint64_t outOfBound = 0;  // an id of 0 or past the bound, + 1
 };
 
 bool at(const std::vector<bool> &v, uint32_t id) {
@@ -227,9 +235,14 @@ bool definesType(uint32_t opcode) {
 
 spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
   auto &ids = *static_cast<IdUse *>(user);
-  auto mark = [](std::vector<bool> &v, uint32_t id) {
-    if (id >= v.size()) v.resize(id + 1);
-    v[id] = true;
+  // Ids index the tables: one outside [1, bound) is noted instead, and the module refused.
+  auto inBound = [&ids](uint32_t id) {
+    if (id != 0 && id < ids.bound) return true;
+    if (!ids.outOfBound) ids.outOfBound = uint64_t{id} + 1;
+    return false;
+  };
+  auto mark = [&](std::vector<bool> &v, uint32_t id) {
+    if (inBound(id)) v[id] = true;
   };
   if (inst->opcode == 54) ids.inFunctions = true;    // OpFunction
   if (inst->opcode == 39 && inst->num_operands > 0)  // OpTypeForwardPointer
@@ -239,7 +252,7 @@ spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
     switch (op.type) {
       case SPV_OPERAND_TYPE_TYPE_ID:
         if (!ids.notAType && !at(ids.isType, inst->words[op.offset]))
-          ids.notAType = inst->words[op.offset] + 1;
+          ids.notAType = uint64_t{inst->words[op.offset]} + 1;
         [[fallthrough]];
       case SPV_OPERAND_TYPE_ID:
       case SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID:
@@ -248,7 +261,7 @@ spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
         mark(ids.used, id);
         if (!ids.inFunctions && !ids.badOrder && !mayReferAhead(inst->opcode) &&
             inst->opcode != 39 && !at(ids.defined, id) && !at(ids.forwardPointer, id))
-          ids.badOrder = id + 1;
+          ids.badOrder = uint64_t{id} + 1;
         break;
       }
       case SPV_OPERAND_TYPE_LITERAL_STRING: {
@@ -276,7 +289,13 @@ spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
 void checkIdsDefined(std::span<const uint32_t> words, const std::string &name) {
   std::unique_ptr<spv_context_t, void (*)(spv_context)> context(
       spvContextCreate(SPV_ENV_UNIVERSAL_1_5), spvContextDestroy);
-  IdUse ids;
+  uint32_t bound = words.size() > 3 ? words[3] : 0;
+  if (bound > kMaxIdBound)
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "SPIR-V module '{}' declares an id bound of {} in its header; xpurt takes modules of "
+         "at most {} ids",
+         name, bound, kMaxIdBound);
+  IdUse ids(bound);
   spv_diagnostic diagnostic = nullptr;
   spv_result_t r = spvBinaryParse(context.get(), &ids, words.data(), words.size(), nullptr,
                                   recordIds, &diagnostic);
@@ -284,6 +303,11 @@ void checkIdsDefined(std::span<const uint32_t> words, const std::string &name) {
   spvDiagnosticDestroy(diagnostic);
   if (r != SPV_SUCCESS)
     fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' cannot be parsed: {}", name, message);
+  if (ids.outOfBound)
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "SPIR-V module '{}' uses id %{}, outside the id bound {} of its header (every id is "
+         "at least 1 and below the bound)",
+         name, ids.outOfBound - 1, bound);
   if (ids.badString)
     fail(XPURT_ERROR_INVALID_MODULE,
          "SPIR-V module '{}': a string literal is not padded with zero bytes", name);

@@ -12,8 +12,8 @@ namespace {
 
 class SpirvIntake : public CApiTest {
  protected:
-  std::string module() {
-    auto path = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "simple.spv";
+  std::string module(const char *file = "simple.spv") {
+    auto path = std::filesystem::read_symlink("/proc/self/exe").parent_path() / file;
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
@@ -93,6 +93,57 @@ TEST_F(SpirvIntake, HintCapabilitiesOfIcpxAreAccepted) {
   EXPECT_XPURT(XPURT_SUCCESS,
                load(std::string(reinterpret_cast<const char *>(words.data()), words.size() * 4)));
   expectUsable();
+}
+
+// The validator stops at a tolerated layout finding, so the reader's own checks see this id
+// first: it must be refused, not used as an index.
+TEST_F(SpirvIntake, AnIdPastTheBoundIsRefused) {
+  std::string bytes = module();
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  bool changed = false;
+  for (size_t i = 5; i < words.size() && !changed; i += words[i] >> 16) {
+    if ((words[i] & 0xFFFF) == 70 /*OpInBoundsPtrAccessChain*/) {
+      words[i + 3] = 0xFFFFFFFF;  // its base pointer
+      changed = true;
+    }
+    if ((words[i] >> 16) == 0) break;
+  }
+  ASSERT_TRUE(changed);
+  EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
+               load(std::string(reinterpret_cast<const char *>(words.data()), words.size() * 4)));
+  EXPECT_TRUE(contains(lastMessage(), "uses id %4294967295, outside the id bound"))
+      << lastMessage();
+  words[3] = 0xFFFFFFF0;  // a bound no real module has
+  EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
+               load(std::string(reinterpret_cast<const char *>(words.data()), words.size() * 4)));
+  expectUsable();
+}
+
+// LLVMSPIRVLib aborts on this module (tests/kernels/translator_abort.spvasm): the JIT worker
+// process dies instead of this one, and the load gets an error that says so.
+TEST_F(SpirvIntake, AModuleThatAbortsTheTranslatorIsAnErrorNotACrash) {
+  std::string bytes = module("xpurt_test_translator_abort.spv");
+  ASSERT_FALSE(bytes.empty());
+  ScopedEnv noCache("XPURT_CACHE_DIR", "off");
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE, load(bytes));
+    EXPECT_TRUE(contains(lastMessage(), "JIT worker")) << lastMessage();
+    EXPECT_TRUE(contains(lastMessage(), "SIGABRT")) << lastMessage();
+    EXPECT_TRUE(contains(lastMessage(), "Not a pointer type")) << lastMessage();
+  }
+  expectUsable();
+  EXPECT_XPURT(XPURT_SUCCESS, load(module()));
+}
+
+// XPURT_JIT_ISOLATION=off compiles in this process, for profiling and debugging the JIT.
+TEST_F(SpirvIntake, TheJitCanRunInThisProcess) {
+  ScopedEnv noCache("XPURT_CACHE_DIR", "off");
+  ScopedEnv inProcess("XPURT_JIT_ISOLATION", "off");
+  EXPECT_XPURT(XPURT_SUCCESS, load(module()));
+  ScopedEnv wrong("XPURT_JIT_ISOLATION", "maybe");
+  EXPECT_XPURT(XPURT_ERROR_INVALID_CONFIG, load(module()));
+  EXPECT_TRUE(contains(lastMessage(), "XPURT_JIT_ISOLATION")) << lastMessage();
 }
 
 }  // namespace

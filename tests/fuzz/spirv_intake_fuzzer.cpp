@@ -1,8 +1,10 @@
-// libFuzzer target for the SPIR-V intake: every input is checked, validated, read into LLVM and
-// reflected as a module load would; bad input must end in an xpurt error, nothing else.
+// libFuzzer target for the SPIR-V intake that runs inside the application's process: every
+// input goes through the checks a module load makes before it hands the module to the JIT
+// worker process (cpu/spirv_compiler.cpp, checkSpirvForCpu). Bad input must end in an xpurt
+// error, nothing else. What runs in the worker (the translator, LLVM) is covered by the
+// mutation test, which only asks that the application's process survive.
 #include "core/error.hpp"
 #include "spirv/spirv_binary.hpp"
-#include "spirv/spirv_reader.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,10 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     spirv::checkSupported(preamble, supported, "CPU", "fuzz");
     spirv::validate(words, "fuzz");
     spirv::checkTranslatable(words, "fuzz");
-    llvm::LLVMContext context;
-    context.setOpaquePointers(true);
-    auto module = spirv::readModule(context, words, {}, "fuzz");
-    spirv::reflectKernels(*module);
   } catch (const core::Error &) {
   }
   return 0;

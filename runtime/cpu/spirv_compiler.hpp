@@ -1,0 +1,25 @@
+// The CPU JIT's compiler: SPIR-V -> LLVM -> work-group functions -> optimised machine code.
+// checkSpirvForCpu runs only xpurt's own checks and SPIRV-Tools' validator; compileSpirvForCpu
+// runs LLVM and the SPIR-V translator, which abort on some malformed input, so the runtime
+// calls it in a JIT worker process (jit_worker.hpp) unless told not to.
+#pragma once
+
+#include "core/backend.hpp"
+#include "jit_cache.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace xpurt::cpu {
+
+// The module's words once every check before translation has passed (else an Error).
+std::vector<uint32_t> checkSpirvForCpu(std::span<const std::byte> bytes, const std::string &name);
+
+// Translation, lowering, optimisation and code generation of checked words.
+CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::string &name,
+                              const core::ModuleOptions &options);
+
+}  // namespace xpurt::cpu
