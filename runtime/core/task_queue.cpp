@@ -24,11 +24,11 @@ Ref<Event> TaskQueue::submitWithEvent(Command &&cmd) {
 Ref<Event> TaskQueue::copyWithin(MemoryView &view, size_t offset, size_t size, bool toDevice) {
   const char *what = toDevice ? "copyToDevice" : "copyToHost";
   checkView(view, what);
-  auto *host = static_cast<std::byte *>(view.hostPtr()) + offset;
-  auto *dev = static_cast<std::byte *>(view.devicePtr()) + offset;
   Command cmd;
   cmd.type = Command::Type::Copy;
   cmd.size = view.checkedRange(offset, size, what);
+  auto *host = static_cast<std::byte *>(view.hostPtr()) + offset;
+  auto *dev = static_cast<std::byte *>(view.devicePtr()) + offset;
   cmd.dst = toDevice ? dev : host;
   cmd.src = toDevice ? host : dev;
   cmd.keepAlive[0] = Ref<Object>(&view);

@@ -23,6 +23,33 @@ static uint64_t nowNs() {
 
 // ---- CommandRunner ----------------------------------------------------------------------
 
+// The runner whose commands this thread is running, if any: a host callback's own queue.
+static thread_local const CommandRunner *runningOn = nullptr;
+
+namespace {
+class RunningOn {
+ public:
+  explicit RunningOn(const CommandRunner *runner) : saved_(runningOn) { runningOn = runner; }
+  ~RunningOn() { runningOn = saved_; }
+
+ private:
+  const CommandRunner *saved_;
+};
+}  // namespace
+
+bool CommandRunner::runningOnThisThread() const {
+  return runningOn == this;
+}
+
+void CommandRunner::refuseWaitFromOwnCommand(const char *what) const {
+  if (runningOnThisThread())
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "{} from a host callback of the same queue: the queue runs its commands in order, "
+               "so what it waits for cannot start before the callback returns and it would wait "
+               "forever. Wait after the callback, from another thread, or on another queue",
+               what);
+}
+
 void CommandRunner::push(core::Command &&cmd) {
   {
     std::lock_guard lock(mutex_);
@@ -47,6 +74,7 @@ bool CommandRunner::runPending() {
     batch.swap(pending_);
   }
   if (batch.empty()) return false;
+  RunningOn running(this);
   // One arena entry for the whole batch rather than one per launch.
   device_->arena().execute([&] {
     for (core::Command &cmd : batch) finish(cmd);
@@ -55,8 +83,10 @@ bool CommandRunner::runPending() {
 }
 
 void CommandRunner::helpUntil(const std::function<bool()> &done) {
+  refuseWaitFromOwnCommand("waiting for a future of a later command");
   std::unique_lock run(runMutex_, std::try_to_lock);
   if (!run.owns_lock()) return;  // the executor (or another helper) is at it
+  RunningOn running(this);
   // One command at a time, and none past what the waiter needs: later commands may depend on
   // what the waiting thread does next.
   device_->arena().execute([&] {
@@ -74,6 +104,7 @@ void CommandRunner::helpUntil(const std::function<bool()> &done) {
 }
 
 void CommandRunner::drain() {
+  refuseWaitFromOwnCommand("xpurtSync");
   uint32_t target;
   {
     std::lock_guard lock(mutex_);
@@ -98,17 +129,20 @@ void CommandRunner::awaitWork(uint32_t seen) {
 
 void CommandRunner::executorLoop() {
   for (;;) {
-    uint32_t seen;
-    {
-      std::lock_guard lock(mutex_);
-      if (pending_.empty() && stopping_) return;
-      seen = submitted_.load(std::memory_order_relaxed);
-    }
     {
       std::lock_guard run(runMutex_);
       if (runPending()) continue;
     }
-    awaitWork(seen);  // a helper may have run what was there; wait for the next push
+    uint32_t seen;
+    {
+      // Nothing pending (a helper may have run it): sleep until the next push, unless stopped.
+      // The count is read with the queue seen empty, so a push or stop after it wakes us.
+      std::lock_guard lock(mutex_);
+      if (!pending_.empty()) continue;
+      if (stopping_) return;
+      seen = submitted_.load(std::memory_order_relaxed);
+    }
+    awaitWork(seen);
   }
 }
 
@@ -122,6 +156,10 @@ void CommandRunner::stop() {
 }
 
 void CommandRunner::forgetQueue() {
+  if (runningOnThisThread()) {
+    queue_ = nullptr;  // this thread holds runMutex_: nobody else is running commands
+    return;
+  }
   std::lock_guard run(runMutex_);
   queue_ = nullptr;
 }
@@ -161,6 +199,8 @@ void CommandRunner::execute(core::Command &cmd) {
         static_cast<CpuKernel &>(*cmd.kernel).run(*cmd.args, cmd.range);
         break;
       case Type::HostCallback: {
+        // A message an earlier callback set and then succeeded is not this one's.
+        core::takeHostCallbackError();
         XpurtResult r = cmd.func(cmd.userData);
         if (r != XPURT_SUCCESS) {
           std::string why = core::takeHostCallbackError();
@@ -194,7 +234,14 @@ CpuQueue::CpuQueue(core::Ref<CpuDevice> device)
 
 CpuQueue::~CpuQueue() {
   runner_->stop();
-  executor_.join();
+  if (runner_->runningOnThisThread()) {
+    // A host callback of this queue dropped its last reference: this thread is running the
+    // queue's commands, so it cannot wait for them. The executor runs what is left (every
+    // future completes) and ends by itself; it owns the runner, not the queue.
+    executor_.detach();
+  } else {
+    executor_.join();
+  }
   // Events may keep the runner; with the queue gone it must not report to it.
   runner_->forgetQueue();
 }

@@ -32,6 +32,10 @@ class CommandRunner final : public core::WaitHelper {
   // Ends executorLoop once the queued commands have run; forgets the queue.
   void stop();
   void forgetQueue();
+  // Whether the calling thread is running this runner's commands (a host callback of it).
+  bool runningOnThisThread() const;
+  // Throws for a wait that a command of this queue makes on the queue's own later work.
+  void refuseWaitFromOwnCommand(const char *what) const;
 
  private:
   // Takes every pending command and runs it; runMutex_ must be held. False if there were none.
@@ -58,8 +62,8 @@ class CommandRunner final : public core::WaitHelper {
 class CpuQueue final : public core::TaskQueue {
  public:
   explicit CpuQueue(core::Ref<CpuDevice> device);
-  // Finishes every queued command, then stops the executor. A host callback must not drop the
-  // last reference to its own queue (the executor cannot join itself).
+  // Every queued command still runs: the destructor waits for them, except in a host callback
+  // of this queue (which cannot wait for itself): then the executor finishes them on its own.
   ~CpuQueue() override;
 
  protected:
