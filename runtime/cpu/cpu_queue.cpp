@@ -4,6 +4,7 @@
 #include "core/log.hpp"
 #include "core/spin_wait.hpp"
 #include "cpu_kernel.hpp"
+#include "tbb_hand_off.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -76,9 +77,13 @@ bool CommandRunner::runPending() {
   if (batch.empty()) return false;
   RunningOn running(this);
   // One arena entry for the whole batch rather than one per launch.
-  device_->arena().execute([&] {
+  auto runBatch = [&] {
     for (core::Command &cmd : batch) finish(cmd);
-  });
+  };
+  TbbHandOff handOff;
+  handOff.send();
+  device_->arena().execute(handOff.wrap(runBatch));
+  handOff.joined();
   return true;
 }
 
@@ -89,7 +94,7 @@ void CommandRunner::helpUntil(const std::function<bool()> &done) {
   RunningOn running(this);
   // One command at a time, and none past what the waiter needs: later commands may depend on
   // what the waiting thread does next.
-  device_->arena().execute([&] {
+  auto runUntilDone = [&] {
     while (!done()) {
       core::Command cmd;
       {
@@ -100,7 +105,11 @@ void CommandRunner::helpUntil(const std::function<bool()> &done) {
       }
       finish(cmd);
     }
-  });
+  };
+  TbbHandOff handOff;
+  handOff.send();
+  device_->arena().execute(handOff.wrap(runUntilDone));
+  handOff.joined();
 }
 
 void CommandRunner::drain() {

@@ -11,6 +11,8 @@
 
 #include <xpurt/xpurt.h>
 
+#include "tbb_hand_off.hpp"
+
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
@@ -20,6 +22,8 @@
 #include <vector>
 
 namespace {
+
+using xpurt::cpu::TbbHandOff;
 
 using TaskFunc = void (*)(void *data, int threadIndex, int threadCount, int taskIndex,
                           int taskCount, int taskIndex0, int taskIndex1, int taskIndex2,
@@ -33,7 +37,8 @@ struct Launch {
 
 struct LaunchGroup {
   tbb::task_group tasks;
-  Launch heldBack;  // func is null when there is none
+  TbbHandOff handOff;  // for the tasks of `tasks`
+  Launch heldBack;     // func is null when there is none
   std::vector<void *> allocations;
 };
 
@@ -56,7 +61,11 @@ void runLaunch(const Launch &l) {
     runTask(l, 0);
     return;
   }
-  tbb::parallel_for(0, total, [&](int i) { runTask(l, i); });
+  auto body = [&](int i) { runTask(l, i); };
+  TbbHandOff handOff;
+  handOff.send();
+  tbb::parallel_for(0, total, handOff.wrap(body));
+  handOff.joined();
 }
 
 }  // namespace
@@ -75,7 +84,13 @@ XPURT_API void *ISPCAlloc(void **handle, int64_t size, int32_t alignment) {
 XPURT_API void ISPCLaunch(void **handle, void *f, void *data, int count0, int count1, int count2) {
   if (count0 <= 0 || count1 <= 0 || count2 <= 0) return;
   LaunchGroup &group = groupOf(handle);
-  if (group.heldBack.func) group.tasks.run([l = group.heldBack] { runLaunch(l); });
+  if (group.heldBack.func) {
+    group.handOff.send();
+    group.tasks.run([&handOff = group.handOff, l = group.heldBack] {
+      auto body = [&] { runLaunch(l); };
+      handOff.wrap(body)();
+    });
+  }
   group.heldBack = Launch{reinterpret_cast<TaskFunc>(f), data, {count0, count1, count2}};
 }
 
@@ -84,6 +99,7 @@ XPURT_API void ISPCSync(void *handle) {
   auto *group = static_cast<LaunchGroup *>(handle);
   if (group->heldBack.func) runLaunch(group->heldBack);
   group->tasks.wait();
+  group->handOff.joined();
   for (void *p : group->allocations) std::free(p);
   delete group;
 }

@@ -9,6 +9,7 @@
 #include "jit_worker.hpp"
 #include "spirv/spirv_reader.hpp"
 #include "spirv_compiler.hpp"
+#include "tbb_hand_off.hpp"
 #include "work_group.hpp"
 #include "work_group_builder.hpp"
 
@@ -114,10 +115,14 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
       }
     }
   };
-  if (total == 1)
+  if (total == 1) {
     runGroups(tbb::blocked_range<uint64_t>(0, 1));
-  else
-    tbb::parallel_for(tbb::blocked_range<uint64_t>(0, total), runGroups);
+  } else {
+    TbbHandOff handOff;
+    handOff.send();
+    tbb::parallel_for(tbb::blocked_range<uint64_t>(0, total), handOff.wrap(runGroups));
+    handOff.joined();
+  }
   if (uint64_t g = divergentGroup.load()) {
     --g;
     core::fail(XPURT_ERROR_UNSUPPORTED,

@@ -86,6 +86,10 @@ TEST_F(ResourceTest, TenThousandObjectLifetimesLeaveThreadsDescriptorsAndMemoryF
   EXPECT_LE(settledThreads(threadsBefore), threadsBefore);
   EXPECT_EQ(descriptors(), fdsBefore);
   size_t rssAfter = residentKiB();
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "threads and descriptors are flat; memory is not measured under sanitizers, "
+                  "whose shadow memory and quarantine grow by design";
+#endif
   // glibc gives the queues' short-lived threads arenas of their own, whose pages settle after
   // about 12,000 rounds at some 11 MB more (then stay flat for 40,000 more rounds); a leak of
   // 4 KiB per round would pass 40 MB. Leaks themselves are LeakSanitizer's part (CI's ASan run).

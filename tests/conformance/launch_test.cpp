@@ -84,7 +84,7 @@ TEST_P(LaunchTest, WorkStartsWhenEnqueuedAndFuturesCompleteBeforeSync) {
   Future gate = queue.launch(Kernel(module, "gate"), params, 1);
   Future after = queue.hostCallback([] {});
   // No sync: the kernel starts on its own.
-  ASSERT_TRUE(eventually([&] { return flags.hostPtr()[0] == 1; }));
+  ASSERT_TRUE(eventually([&] { return std::atomic_ref<int32_t>(flags.hostPtr()[0]).load() == 1; }));
   EXPECT_FALSE(gate.valid());
   EXPECT_FALSE(after.valid());  // in order: waits for the gate
   std::atomic_ref<int32_t>(flags.hostPtr()[1]).store(1);
@@ -105,7 +105,7 @@ TEST_P(LaunchTest, FuturesCompleteOneByOneWhileTheHostGoesOn) {
   Future gate = queue.launch(Kernel(module, "gate"), params, 1);
   Future behind = queue.hostCallback([] {});
   for (Future &f : before) f.wait();
-  ASSERT_TRUE(eventually([&] { return flags.hostPtr()[0] == 1; }));
+  ASSERT_TRUE(eventually([&] { return std::atomic_ref<int32_t>(flags.hostPtr()[0]).load() == 1; }));
   int hostWork = 0;
   for (int i = 0; i < 1000; ++i) hostWork += i;  // the host is free while the gate holds
   EXPECT_EQ(hostWork, 499500);

@@ -31,9 +31,11 @@ XPURT_CPU_KERNEL(add_value, addTask)
 
 static void gateTask(void *data, int, int, int, int, int, int, int, int, int, int) {
   auto *p = static_cast<GateParams *>(data);
-  *p->started = 1;
+  // Atomic accesses: the host thread reads and writes these flags while the task runs.
+  __atomic_store_n(p->started, 1, __ATOMIC_RELEASE);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!*p->release && std::chrono::steady_clock::now() < deadline)
+  while (!__atomic_load_n(p->release, __ATOMIC_ACQUIRE) &&
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::microseconds(50));
 }
 XPURT_CPU_KERNEL(gate, gateTask)
