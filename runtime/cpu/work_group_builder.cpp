@@ -235,6 +235,26 @@ void inlineWorkItemUsers(llvm::Module &m) {
   }
 }
 
+// Vector loads and stores through global, constant and generic pointers keep only their
+// element's alignment. OpenCL lets the compiler assume a float8 is 32-byte aligned, but the
+// memory may be the application's (a DEVICE view over a std::vector, at an offset), and x86's
+// aligned vector moves fault where the unaligned ones cost nothing extra on aligned data.
+void relaxVectorAlignments(llvm::Module &m, const llvm::DataLayout &layout) {
+  auto relax = [&](auto *access, llvm::Type *type, unsigned addressSpace) {
+    auto *vector = llvm::dyn_cast<llvm::VectorType>(type);
+    if (!vector || (addressSpace != 1 && addressSpace != 2 && addressSpace != 4)) return;
+    llvm::Align element = layout.getABITypeAlign(vector->getElementType());
+    if (access->getAlign() > element) access->setAlignment(element);
+  };
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &i : llvm::instructions(f)) {
+      if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&i))
+        relax(load, load->getType(), load->getPointerAddressSpace());
+      else if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&i))
+        relax(store, store->getValueOperand()->getType(), store->getPointerAddressSpace());
+    }
+}
+
 void runAlwaysInliner(llvm::Module &m) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -298,6 +318,7 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
   result.unavailable =
       dropKernelsCallingMissing(m, kernels, defineMissingBuiltins(m, /*beforeLibrary=*/false));
   runAlwaysInliner(m);
+  relaxVectorAlignments(m, layout);
   uint64_t staticLocalBytes = lowerStaticLocals(m);
 
   for (const spirv::KernelInfo &info : kernels) {

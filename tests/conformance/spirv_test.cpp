@@ -207,6 +207,30 @@ TEST_P(SpirvTest, VectorTypesAndRelationals) {
   }
 }
 
+// A DEVICE view wrapping an application's std::vector, at an offset: OpenCL would let the
+// compiler assume 32-byte alignment for a float8, the CPU device must not fault on less.
+TEST_P(SpirvTest, WideVectorsInApplicationMemoryAtAnyAlignment) {
+  constexpr size_t n = 64;
+  for (size_t shift = 0; shift < 8; ++shift) {
+    std::vector<float> in(8 * n + 8), out(8 * n + 8, 0.0f);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+    MemoryView inView(device, in.data() + shift, 8 * n * sizeof(float));
+    MemoryView outView(device, out.data() + shift, 8 * n * sizeof(float));
+    queue.copyToDevice(inView);
+    queue.launch(Kernel(spirv, "scale_float8"), Range(n), {inView, outView, 3.0f});
+    queue.copyToHost(outView);
+    queue.sync();
+    for (size_t i = 0; i < 8 * n; ++i) ASSERT_EQ(out[shift + i], 3.0f * in[shift + i]) << shift;
+  }
+  std::vector<double> data(4 * n + 1, 0.5);
+  MemoryView view(device, data.data() + 1, 4 * n * sizeof(double));  // 8 bytes past alignment
+  queue.copyToDevice(view);
+  queue.launch(Kernel(spirv, "add_double4"), Range(n), {view});
+  queue.copyToHost(view);
+  queue.sync();
+  for (size_t i = 0; i < 4 * n; ++i) ASSERT_EQ(data[1 + i], 0.5 + double(i % 4 + 1)) << i;
+}
+
 TEST_P(SpirvTest, MathIsWithinOpenClUlpLimits) {
   constexpr int n = 4096;
   Array<float, AllocType::Shared> in(device, n), out(device, 8 * n);

@@ -178,3 +178,15 @@ kernel void directed_conversions4(global float4 *out, global const int4 *in) {
   out[i * 4 + 2] = convert_float4_rtn(in[i]);
   out[i * 4 + 3] = convert_float4_rtp(in[i]);
 }
+
+// Wide vectors through pointers into the application's memory, which need not be aligned to
+// the vector's size (tests/conformance/spirv_test.cpp).
+kernel void scale_float8(global const float8 *in, global float8 *out, float factor) {
+  size_t i = get_global_id(0);
+  out[i] = in[i] * factor;
+}
+
+kernel void add_double4(global double4 *data) {
+  size_t i = get_global_id(0);
+  data[i] += (double4)(1.0, 2.0, 3.0, 4.0);
+}
