@@ -175,6 +175,8 @@ std::string stderrNote(const std::string &tail) {
 // What the worker made of the request: its answer bytes, or an Error saying how it ended.
 std::string runWorker(const std::string &program, const std::string &request,
                       const std::string &name) {
+  // Read first: a bad value must fail the load before a worker is started.
+  uint64_t limitSeconds = core::envUnsigned("XPURT_JIT_TIMEOUT", 1, 86400, 600);
   int sockets[2], errPipe[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
     core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': no socket for the JIT worker: {}", name,
@@ -204,7 +206,6 @@ std::string runWorker(const std::string &program, const std::string &request,
   ::fcntl(errRead.get(), F_SETFL, O_NONBLOCK);
 
   using Clock = std::chrono::steady_clock;
-  uint64_t limitSeconds = core::envUnsigned("XPURT_JIT_TIMEOUT", 1, 86400, 600);
   Clock::time_point deadline = Clock::now() + std::chrono::seconds(limitSeconds);
   std::string answer, errors;
   size_t sent = 0;

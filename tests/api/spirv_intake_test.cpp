@@ -1,6 +1,10 @@
 // Bad SPIR-V is refused with a message that says what is wrong, and the runtime goes on.
 #include "c_api_fixture.hpp"
 
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -134,6 +138,26 @@ TEST_F(SpirvIntake, AModuleThatAbortsTheTranslatorIsAnErrorNotACrash) {
   }
   expectUsable();
   EXPECT_XPURT(XPURT_SUCCESS, load(module()));
+}
+
+// A module that takes longer than XPURT_JIT_TIMEOUT to compile: the worker is stopped (and
+// reaped), the load fails saying why, the runtime goes on.
+TEST_F(SpirvIntake, AJitWorkerPastItsTimeLimitIsStopped) {
+  std::string big = module("xpurt_builtins_math.spv");  // hundreds of kernels: seconds of O3
+  ASSERT_FALSE(big.empty());
+  ScopedEnv noCache("XPURT_CACHE_DIR", "off");
+  ScopedEnv oneSecond("XPURT_JIT_TIMEOUT", "1");
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE, load(big));
+  EXPECT_TRUE(contains(lastMessage(), "XPURT_JIT_TIMEOUT")) << lastMessage();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  errno = 0;
+  EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1);  // the stopped worker was reaped
+  EXPECT_EQ(errno, ECHILD);
+  ScopedEnv wrong("XPURT_JIT_TIMEOUT", "soon");
+  EXPECT_XPURT(XPURT_ERROR_INVALID_CONFIG, load(big));
+  EXPECT_TRUE(contains(lastMessage(), "XPURT_JIT_TIMEOUT")) << lastMessage();
+  expectUsable();
 }
 
 // XPURT_JIT_ISOLATION=off compiles in this process, for profiling and debugging the JIT.
