@@ -200,8 +200,10 @@ std::string runWorker(const std::string &program, const std::string &request,
   theirs.reset();
   errWrite.reset();
   if (spawned != 0)
-    core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': the JIT worker '{}' could not start: {}", name,
-               program, std::strerror(spawned));
+    core::fail(XPURT_ERROR_UNKNOWN,
+               "JIT of '{}': the JIT worker '{}' could not start: {}. Where this process may "
+               "not start programs, set XPURT_JIT_ISOLATION=off to compile inside it",
+               name, program, std::strerror(spawned));
   ::fcntl(ours.get(), F_SETFL, O_NONBLOCK);
   ::fcntl(errRead.get(), F_SETFL, O_NONBLOCK);
 
