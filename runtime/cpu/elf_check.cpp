@@ -1,6 +1,7 @@
 #include "elf_check.hpp"
 
 #include "core/error.hpp"
+#include "elf_dynamic_check.hpp"
 
 #include <elf.h>
 
@@ -49,65 +50,32 @@ void checkSharedObject(const ReadAt &read, uint64_t fileSize, const std::string 
     bad(name, "its program headers cannot be read");
   const Elf64_Phdr *dynamic = nullptr;
   bool loads = false;
+  uint64_t loadEnd = 0;
   for (const Elf64_Phdr &p : ph) {
     if (p.p_type == PT_NULL) continue;
     if (!inside(p.p_offset, p.p_filesz, fileSize))
       bad(name, "a segment (type " + std::to_string(p.p_type) + ") lies past the end of the file");
     if (p.p_type == PT_LOAD) {
-      loads = true;
       if (p.p_filesz > p.p_memsz || (p.p_align > 1 && (p.p_align & (p.p_align - 1))) ||
-          (p.p_align > 1 && (p.p_vaddr - p.p_offset) % p.p_align != 0))
+          (p.p_align > 1 && (p.p_vaddr - p.p_offset) % p.p_align != 0) ||
+          !inside(p.p_vaddr, p.p_memsz, UINT64_MAX))
         bad(name, "a loadable segment is malformed");
+      // The loader maps them in order, each after the last: no overlap, no going back.
+      if (loads && p.p_vaddr < loadEnd) bad(name, "its loadable segments overlap or are unordered");
+      loadEnd = p.p_vaddr + p.p_memsz;
+      loads = true;
     }
     if (p.p_type == PT_DYNAMIC) dynamic = &p;
   }
   if (!loads) bad(name, "it has no loadable segment");
   if (!dynamic) bad(name, "it has no dynamic section");
-  // The dynamic table's addresses must fall inside the file-backed part of a loaded segment.
-  auto mapped = [&](uint64_t address, uint64_t size) {
-    for (const Elf64_Phdr &p : ph)
-      if (p.p_type == PT_LOAD && address >= p.p_vaddr &&
-          inside(address - p.p_vaddr, size, p.p_filesz))
-        return true;
-    return false;
-  };
   std::vector<Elf64_Dyn> table(dynamic->p_filesz / sizeof(Elf64_Dyn));
   if (!read(dynamic->p_offset, table.data(), table.size() * sizeof(Elf64_Dyn)))
     bad(name, "its dynamic section cannot be read");
-  uint64_t strtab = 0, strsz = 0;
   bool ended = false;
-  for (const Elf64_Dyn &d : table) {
-    if (d.d_tag == DT_NULL) {
-      ended = true;
-      break;
-    }
-    switch (d.d_tag) {
-      case DT_STRTAB:
-        strtab = d.d_un.d_ptr;
-        break;
-      case DT_STRSZ:
-        strsz = d.d_un.d_val;
-        break;
-      case DT_SYMTAB:
-      case DT_HASH:
-      case DT_GNU_HASH:
-      case DT_RELA:
-      case DT_JMPREL:
-      case DT_VERSYM:
-      case DT_VERNEED:
-      case DT_VERDEF:
-      case DT_INIT_ARRAY:
-      case DT_FINI_ARRAY:
-        if (!mapped(d.d_un.d_ptr, 1))
-          bad(name, "its dynamic section points outside its segments (tag " +
-                        std::to_string(d.d_tag) + ")");
-        break;
-      default:
-        break;
-    }
-  }
+  for (const Elf64_Dyn &d : table) ended = ended || d.d_tag == DT_NULL;
   if (!ended) bad(name, "its dynamic section has no end");
-  if (!strtab || !mapped(strtab, strsz)) bad(name, "its string table lies outside its segments");
+  checkDynamicTable(read, ph, table, name);
 }
 
 }  // namespace xpurt::cpu

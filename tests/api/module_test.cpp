@@ -137,6 +137,51 @@ TEST_F(ModuleTest, TruncatedAndDamagedLibrariesAreRefusedBeforeTheDynamicLinker)
   damaged.push_back(patched(offsetof(Elf64_Ehdr, e_phnum), &hugeCount, 2));
   // The first program header's file offset moved far past the end.
   damaged.push_back(patched(h.e_phoff + offsetof(Elf64_Phdr, p_offset), &farAway, 8));
+  // The dynamic table's entries, each damaged the way the mutation test found crashes in
+  // the dynamic linker: an unknown tag, a wrong entry size, tables moved out of place.
+  Elf64_Phdr dynamic{};
+  for (size_t i = 0; i < h.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    std::memcpy(&ph, good.data() + h.e_phoff + i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_DYNAMIC) dynamic = ph;
+  }
+  ASSERT_NE(dynamic.p_filesz, 0u);
+  size_t dynamicDamages = 0;
+  for (size_t at = dynamic.p_offset; at + sizeof(Elf64_Dyn) <= dynamic.p_offset + dynamic.p_filesz;
+       at += sizeof(Elf64_Dyn)) {
+    Elf64_Dyn d;
+    std::memcpy(&d, good.data() + at, sizeof d);
+    if (d.d_tag == DT_NULL) break;
+    const int64_t unknownTag = d.d_tag + 0x100;
+    damaged.push_back(patched(at, &unknownTag, 8));
+    switch (d.d_tag) {
+      case DT_RELAENT:
+      case DT_SYMENT:
+      case DT_STRSZ:
+      case DT_RELASZ: {
+        const uint64_t wrong = d.d_un.d_val + 0x1000001;
+        damaged.push_back(patched(at + 8, &wrong, 8));
+        ++dynamicDamages;
+        break;
+      }
+      case DT_STRTAB:
+      case DT_SYMTAB:
+      case DT_GNU_HASH:
+      case DT_RELA:
+      case DT_JMPREL:
+      case DT_VERSYM:
+      case DT_VERNEED:
+      case DT_INIT_ARRAY: {
+        const uint64_t moved = d.d_un.d_ptr + 0x1000000;
+        damaged.push_back(patched(at + 8, &moved, 8));
+        ++dynamicDamages;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  EXPECT_GE(dynamicDamages, 6u);
   for (size_t i = 0; i < damaged.size(); ++i) {
     SCOPED_TRACE(testing::Message() << "damaged library " << i);
     fs::path file = writeFile("damaged" + std::to_string(i) + ".so", damaged[i]);

@@ -1,10 +1,13 @@
-// Loads thousands of randomly mutated copies of the project's SPIR-V modules on the CPU device,
-// in batches, each batch in a child process, and fails if any child dies: a module that xpurt
-// cannot load must give an error, never end the process (nor hang it).
+// Loads thousands of randomly mutated copies of the project's SPIR-V and native modules on the
+// CPU device, in batches, each batch in a child process, and fails if any child dies: a module
+// that xpurt cannot load must give an error, never end the process (nor hang it).
 //
-//   xpurt_mutation_test <mutants> <seed> <folder with .spv files> [<artifact folder>]
+//   xpurt_mutation_test <mutants> <seed> <folder with .spv and .so files> [<artifact folder>]
 //
 // With MUTANTS=first[:last] in the environment, those mutants load in the test's own process.
+// With MUTATE_NATIVE=1, native modules (.so) are mutated too, in the parts the loader reads
+// before mapping: not yet crash-free (about 1.5 % of those mutants still crash inside the
+// dynamic linker), so CI mutates SPIR-V only.
 // A mutant that kills its child is written to the artifact folder; run the test again with
 // the same seed to get the same mutants.
 #include <xpurt/xpurt.h>
@@ -37,14 +40,20 @@ constexpr size_t kBatch = 200;
 constexpr int kBatchSeconds = 600;
 
 struct Mutant {
-  std::vector<uint32_t> words;
+  std::string bytes;
   std::string how;
 };
 
-// Mutations a damaged file or a hostile author makes, on whole words of the module.
-Mutant mutate(const std::vector<uint32_t> &original, std::mt19937_64 &rng) {
-  Mutant m{original, ""};
-  std::vector<uint32_t> &w = m.words;
+struct Original {
+  std::string bytes;
+  bool native;  // an ELF shared object, else SPIR-V
+};
+
+// Mutations a damaged file or a hostile author makes, on whole words of a SPIR-V module.
+Mutant mutateSpirv(const std::string &original, std::mt19937_64 &rng) {
+  Mutant m;
+  std::vector<uint32_t> w(original.size() / 4);
+  std::memcpy(w.data(), original.data(), w.size() * 4);
   uint32_t bound = w.size() > 3 ? w[3] : 1;
   const uint32_t interesting[] = {0,          1,          2,           0xFFFF,     0x10000,
                                   0x7FFFFFFF, 0x80000000, 0xFFFFFFFF,  bound - 1,  bound,
@@ -102,22 +111,81 @@ Mutant mutate(const std::vector<uint32_t> &original, std::mt19937_64 &rng) {
         break;
     }
   }
+  m.bytes.assign(reinterpret_cast<const char *>(w.data()), w.size() * 4);
   return m;
 }
 
-std::vector<std::vector<uint32_t>> readModules(const fs::path &folder) {
+// A native module: damage where the loader reads before it maps anything (the ELF header,
+// the program headers, the dynamic table), or a truncated file. The rest of the file is
+// machine code and relocations, which a native module is trusted with (xpurt runs its code).
+Mutant mutateElf(const std::string &original, std::mt19937_64 &rng) {
+  Mutant m{original, ""};
+  std::string &b = m.bytes;
+  uint64_t phoff = 0;
+  uint16_t phentsize = 0, phnum = 0;
+  std::memcpy(&phoff, b.data() + 32, 8);
+  std::memcpy(&phentsize, b.data() + 54, 2);
+  std::memcpy(&phnum, b.data() + 56, 2);
+  // The headers, and the dynamic segment's bytes in the file.
+  std::vector<std::pair<size_t, size_t>> regions = {{0, phoff + size_t{phentsize} * phnum}};
+  for (uint16_t i = 0; i < phnum; ++i) {
+    const char *ph = b.data() + phoff + size_t{i} * phentsize;
+    uint32_t type;
+    uint64_t offset, size;
+    std::memcpy(&type, ph, 4);
+    std::memcpy(&offset, ph + 8, 8);
+    std::memcpy(&size, ph + 32, 8);
+    if (type == 2 /*PT_DYNAMIC*/) regions.push_back({offset, offset + size});
+  }
+  int count = 1 + static_cast<int>(rng() % 3);
+  for (int i = 0; i < count; ++i) {
+    auto [from, to] = regions[rng() % regions.size()];
+    to = std::min(to, b.size());
+    if (to <= from) continue;
+    size_t at = from + rng() % (to - from);
+    switch (rng() % 4) {
+      case 0:
+        b[at] = static_cast<char>(b[at] ^ (1 << (rng() % 8)));
+        m.how += "flip;";
+        break;
+      case 1:
+        b[at] = static_cast<char>(rng());
+        m.how += "random;";
+        break;
+      case 2: {  // a field of 2, 4 or 8 bytes set to a boundary value
+        const uint64_t values[] = {0,          1,        0x7FFFFFFF,  0xFFFFFFFF,
+                                   UINT64_MAX, b.size(), b.size() + 1};
+        uint64_t v = values[rng() % std::size(values)];
+        size_t width = size_t{2} << (rng() % 3);
+        std::memcpy(b.data() + at, &v, std::min(width, b.size() - at));
+        m.how += "field;";
+        break;
+      }
+      default:
+        b.resize(rng() % b.size());
+        m.how += "truncate;";
+        return m;
+    }
+  }
+  return m;
+}
+
+std::vector<Original> readModules(const fs::path &folder, bool withNative) {
   std::vector<fs::path> files;
-  for (const auto &e : fs::directory_iterator(folder))
-    if (e.path().extension() == ".spv" && e.is_regular_file() && e.file_size() <= kMaxModuleBytes)
+  for (const auto &e : fs::directory_iterator(folder)) {
+    bool spirv = e.path().extension() == ".spv";
+    bool native = withNative && e.path().extension() == ".so";
+    if ((spirv || native) && e.is_regular_file() && e.file_size() <= kMaxModuleBytes)
       files.push_back(e.path());
+  }
   std::sort(files.begin(), files.end());  // the same mutants for the same seed
-  std::vector<std::vector<uint32_t>> modules;
+  std::vector<Original> modules;
   for (const fs::path &f : files) {
     std::ifstream in(f, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
-    std::vector<uint32_t> words(bytes.size() / 4);
-    std::memcpy(words.data(), bytes.data(), words.size() * 4);
-    modules.push_back(std::move(words));
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    bool native = f.extension() == ".so";
+    if (bytes.size() < (native ? 64u : 20u)) continue;
+    modules.push_back({std::move(bytes), native});
   }
   return modules;
 }
@@ -140,7 +208,7 @@ struct Progress {
     const Mutant &m = mutants[i];
     XpurtModule module = nullptr;
     XpurtResult r =
-        xpurtLoadModuleFromMemory(device, m.words.data(), m.words.size() * 4, nullptr, &module);
+        xpurtLoadModuleFromMemory(device, m.bytes.data(), m.bytes.size(), nullptr, &module);
     if (r != XPURT_SUCCESS) {
       if (std::strlen(xpurtLastErrorMessage()) == 0) {
         std::fprintf(stderr, "mutant %zu: error %d without a message\n", i, r);
@@ -150,7 +218,7 @@ struct Progress {
       continue;
     }
     ++progress->loaded;
-    for (const char *name : {"simple", "add", "scale", "copy", "reduce"}) {
+    for (const char *name : {"simple", "add", "scale", "copy", "reduce", "write_index"}) {
       XpurtKernel kernel = nullptr;
       if (xpurtNewKernel(module, name, &kernel) == XPURT_SUCCESS) xpurtRelease(kernel);
     }
@@ -164,21 +232,26 @@ struct Progress {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s <mutants> <seed> <folder with .spv files> [artifacts]\n",
+    std::fprintf(stderr,
+                 "usage: %s <mutants> <seed> <folder with .spv and .so files> [artifacts]\n",
                  argv[0]);
     return 2;
   }
   size_t count = std::strtoull(argv[1], nullptr, 10);
   uint64_t seed = std::strtoull(argv[2], nullptr, 10);
-  std::vector<std::vector<uint32_t>> modules = readModules(argv[3]);
+  std::vector<Original> modules = readModules(argv[3], std::getenv("MUTATE_NATIVE") != nullptr);
   fs::path artifacts = argc > 4 ? fs::path(argv[4]) : fs::path(".");
   if (modules.empty()) {
-    std::fprintf(stderr, "no .spv modules of at most %ju bytes in %s\n", kMaxModuleBytes, argv[3]);
+    std::fprintf(stderr, "no .spv or .so modules of at most %ju bytes in %s\n", kMaxModuleBytes,
+                 argv[3]);
     return 2;
   }
   std::mt19937_64 rng(seed);
   std::vector<Mutant> mutants;
-  for (size_t i = 0; i < count; ++i) mutants.push_back(mutate(modules[i % modules.size()], rng));
+  for (size_t i = 0; i < count; ++i) {
+    const Original &o = modules[i % modules.size()];
+    mutants.push_back(o.native ? mutateElf(o.bytes, rng) : mutateSpirv(o.bytes, rng));
+  }
 
   // MUTANTS=first:last loads those mutants in this process, for a debugger.
   if (const char *only = std::getenv("MUTANTS")) {
@@ -216,11 +289,9 @@ int main(int argc, char **argv) {
     }
     size_t bad = progress->current;
     ++crashes;
-    fs::path file =
-        artifacts / ("mutant-" + std::to_string(seed) + "-" + std::to_string(bad) + ".spv");
+    fs::path file = artifacts / ("mutant-" + std::to_string(seed) + "-" + std::to_string(bad));
     std::ofstream(file, std::ios::binary)
-        .write(reinterpret_cast<const char *>(mutants[bad].words.data()),
-               static_cast<std::streamsize>(mutants[bad].words.size() * 4));
+        .write(mutants[bad].bytes.data(), static_cast<std::streamsize>(mutants[bad].bytes.size()));
     if (WIFSIGNALED(status))
       std::printf("mutant %zu (%s) killed its process: signal %d (%s); written to %s\n", bad,
                   mutants[bad].how.c_str(), WTERMSIG(status), strsignal(WTERMSIG(status)),
