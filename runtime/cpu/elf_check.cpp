@@ -69,6 +69,29 @@ void checkSharedObject(const ReadAt &read, uint64_t fileSize, const std::string 
   }
   if (!loads) bad(name, "it has no loadable segment");
   if (!dynamic) bad(name, "it has no dynamic section");
+  // The segment holding [address, address + size) in memory, if a loadable one does.
+  auto loadOf = [&](uint64_t address, uint64_t size) -> const Elf64_Phdr * {
+    for (const Elf64_Phdr &p : ph)
+      if (p.p_type == PT_LOAD && address >= p.p_vaddr &&
+          inside(address - p.p_vaddr, size, p.p_memsz))
+        return &p;
+    return nullptr;
+  };
+  // The loader finds the dynamic table by its address, this check by its file offset: the
+  // two must be the same bytes.
+  const Elf64_Phdr *dynamicLoad = loadOf(dynamic->p_vaddr, dynamic->p_filesz);
+  if (!dynamicLoad ||
+      dynamic->p_vaddr - dynamicLoad->p_vaddr + dynamicLoad->p_offset != dynamic->p_offset ||
+      !inside(dynamic->p_vaddr - dynamicLoad->p_vaddr, dynamic->p_filesz, dynamicLoad->p_filesz))
+    bad(name, "its dynamic section's address and file offset disagree");
+  // After relocation the loader makes this range read-only: it must be the start of a
+  // writable segment, or the loader would protect other memory, or data written later.
+  for (const Elf64_Phdr &p : ph) {
+    if (p.p_type != PT_GNU_RELRO) continue;
+    const Elf64_Phdr *load = loadOf(p.p_vaddr, p.p_memsz);
+    if (!load || !(load->p_flags & PF_W) || p.p_vaddr != load->p_vaddr)
+      bad(name, "its read-only-after-relocation range is not the start of a writable segment");
+  }
   std::vector<Elf64_Dyn> table(dynamic->p_filesz / sizeof(Elf64_Dyn));
   if (!read(dynamic->p_offset, table.data(), table.size() * sizeof(Elf64_Dyn)))
     bad(name, "its dynamic section cannot be read");

@@ -34,6 +34,10 @@ const std::set<uint32_t> kRelocTypes = {
 #error "add this machine's relocation types"
 #endif
 
+// The GNU tags a linker writes into a shared library.
+const std::set<int64_t> kGnuTags = {DT_GNU_HASH, DT_VERSYM,    DT_RELACOUNT, DT_FLAGS_1,
+                                    DT_VERDEF,   DT_VERDEFNUM, DT_VERNEED,   DT_VERNEEDNUM};
+
 bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
 }
@@ -96,10 +100,9 @@ class DynamicCheck {
     std::multimap<int64_t, uint64_t> tags;
     for (const Elf64_Dyn &d : dynamic) {
       if (d.d_tag == DT_NULL) break;
-      // The loader files unknown tags by arithmetic on them: a damaged tag can land anywhere.
+      // The loader files tags by arithmetic on them: a damaged tag can land anywhere.
       bool standard = d.d_tag > DT_NULL && d.d_tag <= 37 /*DT_RELRENT*/;
-      bool gnu = d.d_tag >= 0x6ffffd00 && d.d_tag <= 0x6fffffff;  // value, address, version tags
-      if (!standard && !gnu)
+      if (!standard && !kGnuTags.count(d.d_tag))
         bad("its dynamic section has an entry of unknown tag " + std::to_string(d.d_tag));
       tags.emplace(d.d_tag, d.d_un.d_val);
     }
@@ -132,6 +135,14 @@ class DynamicCheck {
     std::optional<uint64_t> symtab = one(DT_SYMTAB);
     if (!symtab) bad("it has no symbol table");
     table(*symtab, symbols * sizeof(Elf64_Sym), sizeof(Elf64_Sym), "its symbol table");
+    // Entry 0 is all zeros and string 0 is empty (the ELF standard): a table moved off its
+    // start would give relocations other symbols than the ones they name.
+    auto null = readAt<Elf64_Sym>(*symtab, "its symbol table");
+    if (symbols == 0 || null.st_name || null.st_info || null.st_other || null.st_shndx ||
+        null.st_value || null.st_size)
+      bad("its symbol table does not start with the null symbol");
+    if (readAt<char>(strtab_, "its string table") != '\0')
+      bad("its string table does not start with the empty string");
     for (uint64_t i = 0; i < symbols; ++i) {
       auto sym = readAt<Elf64_Sym>(*symtab + i * sizeof(Elf64_Sym), "a symbol");
       string(sym.st_name, "a symbol's name");
@@ -161,6 +172,17 @@ class DynamicCheck {
       if (!at || !size) bad("a relocation table has no address or no size");
       table(*at, *size, sizeof(Elf64_Rela), "a relocation table");
       relocations(*at, *size / sizeof(Elf64_Rela), symbols, arrays);
+    }
+    // The loader takes the first RELACOUNT relocations as relative ones without looking.
+    if (std::optional<uint64_t> relative = one(DT_RELACOUNT)) {
+      std::optional<uint64_t> rela = one(DT_RELA), size = one(DT_RELASZ);
+      if (!rela || *relative > *size / sizeof(Elf64_Rela))
+        bad("its count of relative relocations exceeds its relocations");
+      for (uint64_t i = 0; i < *relative; ++i)
+        if (ELF64_R_TYPE(
+                readAt<Elf64_Rela>(*rela + i * sizeof(Elf64_Rela), "a relocation").r_info) !=
+            kRelocRelative)
+          bad("its count of relative relocations is wrong");
     }
     // An initialiser no relocation sets would be called at its unrelocated address.
     for (auto [begin, end] : arrays)
