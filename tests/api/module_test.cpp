@@ -155,6 +155,7 @@ TEST_F(ModuleTest, TruncatedAndDamagedLibrariesAreRefusedBeforeTheDynamicLinker)
     const int64_t unknownTag = d.d_tag + 0x100;
     damaged.push_back(patched(at, &unknownTag, 8));
     switch (d.d_tag) {
+      case DT_RELACOUNT:  // more relative relocations than there are
       case DT_RELAENT:
       case DT_SYMENT:
       case DT_STRSZ:
@@ -181,7 +182,26 @@ TEST_F(ModuleTest, TruncatedAndDamagedLibrariesAreRefusedBeforeTheDynamicLinker)
         break;
     }
   }
-  EXPECT_GE(dynamicDamages, 6u);
+  EXPECT_GE(dynamicDamages, 7u);
+  // Tables moved by less than an entry, so they stay inside their segment.
+  for (size_t at = dynamic.p_offset; at + sizeof(Elf64_Dyn) <= dynamic.p_offset + dynamic.p_filesz;
+       at += sizeof(Elf64_Dyn)) {
+    Elf64_Dyn d;
+    std::memcpy(&d, good.data() + at, sizeof d);
+    if (d.d_tag != DT_SYMTAB && d.d_tag != DT_STRTAB) continue;
+    const uint64_t shifted = d.d_un.d_ptr + 16;
+    damaged.push_back(patched(at + 8, &shifted, 8));
+  }
+  // The dynamic segment's address apart from its file offset, and the read-only-after-
+  // relocation range moved off the start of its segment.
+  for (size_t i = 0; i < h.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    size_t at = h.e_phoff + i * sizeof ph;
+    std::memcpy(&ph, good.data() + at, sizeof ph);
+    if (ph.p_type != PT_DYNAMIC && ph.p_type != PT_GNU_RELRO) continue;
+    const uint64_t moved = ph.p_vaddr + 0x1000;
+    damaged.push_back(patched(at + offsetof(Elf64_Phdr, p_vaddr), &moved, 8));
+  }
   for (size_t i = 0; i < damaged.size(); ++i) {
     SCOPED_TRACE(testing::Message() << "damaged library " << i);
     fs::path file = writeFile("damaged" + std::to_string(i) + ".so", damaged[i]);
