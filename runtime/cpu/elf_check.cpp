@@ -18,87 +18,63 @@ constexpr uint16_t kMachine = EM_AARCH64;
 #error "add this machine's ELF e_machine"
 #endif
 
-[[noreturn]] void bad(const std::string &name, const std::string &what) {
+}  // namespace
+
+void refuseSharedObject(const std::string &name, const std::string &what) {
   core::fail(XPURT_ERROR_INVALID_MODULE,
              "module '{}' is not a loadable shared library: {}; rebuild it, or check that the "
              "file was copied whole",
              name, what);
 }
 
-// [offset, offset + size) inside [0, limit), without wrapping.
-bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
-  return offset <= limit && size <= limit - offset;
-}
-
-}  // namespace
-
 void checkSharedObject(const ReadAt &read, uint64_t fileSize, const std::string &name) {
   Elf64_Ehdr h{};
-  if (fileSize < sizeof h || !read(0, &h, sizeof h)) bad(name, "shorter than an ELF header");
+  if (fileSize < sizeof h || !read(0, &h, sizeof h))
+    refuseSharedObject(name, "shorter than an ELF header");
   if (h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_ident[EI_DATA] != ELFDATA2LSB ||
       h.e_ident[EI_VERSION] != EV_CURRENT)
-    bad(name, "not a 64-bit little-endian ELF file");
+    refuseSharedObject(name, "not a 64-bit little-endian ELF file");
   if (h.e_type != ET_DYN)
-    bad(name, "not a shared object (ELF type " + std::to_string(h.e_type) + ")");
+    refuseSharedObject(name, "not a shared object (ELF type " + std::to_string(h.e_type) + ")");
   if (h.e_machine != kMachine)
-    bad(name, "built for another machine (ELF machine " + std::to_string(h.e_machine) + ")");
+    refuseSharedObject(
+        name, "built for another machine (ELF machine " + std::to_string(h.e_machine) + ")");
   if (h.e_phentsize != sizeof(Elf64_Phdr) || h.e_phnum == 0 || h.e_phnum == PN_XNUM ||
       !inside(h.e_phoff, uint64_t{h.e_phnum} * sizeof(Elf64_Phdr), fileSize))
-    bad(name, "its program headers lie outside the file");
+    refuseSharedObject(name, "its program headers lie outside the file");
   std::vector<Elf64_Phdr> ph(h.e_phnum);
   if (!read(h.e_phoff, ph.data(), ph.size() * sizeof(Elf64_Phdr)))
-    bad(name, "its program headers cannot be read");
+    refuseSharedObject(name, "its program headers cannot be read");
   const Elf64_Phdr *dynamic = nullptr;
   bool loads = false;
   uint64_t loadEnd = 0;
   for (const Elf64_Phdr &p : ph) {
     if (p.p_type == PT_NULL) continue;
     if (!inside(p.p_offset, p.p_filesz, fileSize))
-      bad(name, "a segment (type " + std::to_string(p.p_type) + ") lies past the end of the file");
+      refuseSharedObject(
+          name, "a segment (type " + std::to_string(p.p_type) + ") lies past the end of the file");
     if (p.p_type == PT_LOAD) {
       if (p.p_filesz > p.p_memsz || (p.p_align > 1 && (p.p_align & (p.p_align - 1))) ||
           (p.p_align > 1 && (p.p_vaddr - p.p_offset) % p.p_align != 0) ||
           !inside(p.p_vaddr, p.p_memsz, UINT64_MAX))
-        bad(name, "a loadable segment is malformed");
+        refuseSharedObject(name, "a loadable segment is malformed");
       // The loader maps them in order, each after the last: no overlap, no going back.
-      if (loads && p.p_vaddr < loadEnd) bad(name, "its loadable segments overlap or are unordered");
+      if (loads && p.p_vaddr < loadEnd)
+        refuseSharedObject(name, "its loadable segments overlap or are unordered");
       loadEnd = p.p_vaddr + p.p_memsz;
       loads = true;
     }
     if (p.p_type == PT_DYNAMIC) dynamic = &p;
   }
-  if (!loads) bad(name, "it has no loadable segment");
-  if (!dynamic) bad(name, "it has no dynamic section");
-  // The segment holding [address, address + size) in memory, if a loadable one does.
-  auto loadOf = [&](uint64_t address, uint64_t size) -> const Elf64_Phdr * {
-    for (const Elf64_Phdr &p : ph)
-      if (p.p_type == PT_LOAD && address >= p.p_vaddr &&
-          inside(address - p.p_vaddr, size, p.p_memsz))
-        return &p;
-    return nullptr;
-  };
-  // The loader finds the dynamic table by its address, this check by its file offset: the
-  // two must be the same bytes.
-  const Elf64_Phdr *dynamicLoad = loadOf(dynamic->p_vaddr, dynamic->p_filesz);
-  if (!dynamicLoad ||
-      dynamic->p_vaddr - dynamicLoad->p_vaddr + dynamicLoad->p_offset != dynamic->p_offset ||
-      !inside(dynamic->p_vaddr - dynamicLoad->p_vaddr, dynamic->p_filesz, dynamicLoad->p_filesz))
-    bad(name, "its dynamic section's address and file offset disagree");
-  // After relocation the loader makes this range read-only: it must be the start of a
-  // writable segment, or the loader would protect other memory, or data written later.
-  for (const Elf64_Phdr &p : ph) {
-    if (p.p_type != PT_GNU_RELRO) continue;
-    const Elf64_Phdr *load = loadOf(p.p_vaddr, p.p_memsz);
-    if (!load || !(load->p_flags & PF_W) || p.p_vaddr != load->p_vaddr)
-      bad(name, "its read-only-after-relocation range is not the start of a writable segment");
-  }
+  if (!loads) refuseSharedObject(name, "it has no loadable segment");
+  if (!dynamic) refuseSharedObject(name, "it has no dynamic section");
   std::vector<Elf64_Dyn> table(dynamic->p_filesz / sizeof(Elf64_Dyn));
   if (!read(dynamic->p_offset, table.data(), table.size() * sizeof(Elf64_Dyn)))
-    bad(name, "its dynamic section cannot be read");
+    refuseSharedObject(name, "its dynamic section cannot be read");
   bool ended = false;
   for (const Elf64_Dyn &d : table) ended = ended || d.d_tag == DT_NULL;
-  if (!ended) bad(name, "its dynamic section has no end");
-  checkDynamicTable(read, ph, table, name);
+  if (!ended) refuseSharedObject(name, "its dynamic section has no end");
+  checkDynamicTable(read, ph, *dynamic, table, name);
 }
 
 }  // namespace xpurt::cpu

@@ -38,21 +38,12 @@ const std::set<uint32_t> kRelocTypes = {
 const std::set<int64_t> kGnuTags = {DT_GNU_HASH, DT_VERSYM,    DT_RELACOUNT, DT_FLAGS_1,
                                     DT_VERDEF,   DT_VERDEFNUM, DT_VERNEED,   DT_VERNEEDNUM};
 
-bool inside(uint64_t offset, uint64_t size, uint64_t limit) {
-  return offset <= limit && size <= limit - offset;
-}
-
 class DynamicCheck {
  public:
   DynamicCheck(const ReadAt &read, const std::vector<Elf64_Phdr> &ph, const std::string &name)
       : read_(read), ph_(ph), name_(name) {}
 
-  [[noreturn]] void bad(const std::string &what) const {
-    core::fail(XPURT_ERROR_INVALID_MODULE,
-               "module '{}' is not a loadable shared library: {}; rebuild it, or check that "
-               "the file was copied whole",
-               name_, what);
-  }
+  [[noreturn]] void bad(const std::string &what) const { refuseSharedObject(name_, what); }
 
   // The file offset of [address, address + size) if a loaded segment's file bytes hold it.
   std::optional<uint64_t> fileOffset(uint64_t address, uint64_t size) const {
@@ -94,6 +85,24 @@ class DynamicCheck {
     std::string bytes(strsz_ - offset, '\0');
     if (!at || !read_(*at, bytes.data(), bytes.size()) || bytes.find('\0') == std::string::npos)
       bad(std::string(what) + " does not end inside its string table");
+  }
+
+  // The segments the loader finds by address rather than by file offset.
+  void segments(const Elf64_Phdr &dynamic) const {
+    // The loader reads the dynamic table at its address, this check at its file offset: the
+    // two must be the same bytes.
+    if (fileOffset(dynamic.p_vaddr, dynamic.p_filesz) != dynamic.p_offset)
+      bad("its dynamic section's address and file offset disagree");
+    // After relocation the loader makes this range read-only: it must be the start of a
+    // writable segment, or the loader would protect other memory, or data written later.
+    for (const Elf64_Phdr &relro : ph_) {
+      if (relro.p_type != PT_GNU_RELRO) continue;
+      bool atStart = false;
+      for (const Elf64_Phdr &p : ph_)
+        atStart = atStart || (p.p_type == PT_LOAD && p.p_vaddr == relro.p_vaddr);
+      if (!atStart || !inSegment(relro.p_vaddr, relro.p_memsz, PF_W))
+        bad("its read-only-after-relocation range is not the start of a writable segment");
+    }
   }
 
   void run(const std::vector<Elf64_Dyn> &dynamic) {
@@ -156,23 +165,24 @@ class DynamicCheck {
     for (int64_t tag : {DT_INIT, DT_FINI})
       if (auto f = one(tag); f && !inSegment(*f, 1, PF_X))
         bad("its initialiser or finaliser lies outside its code");
+    // A table given by an address tag and a size tag: both or neither.
+    auto sized = [&](int64_t ptrTag, int64_t sizeTag, uint64_t entry,
+                     const char *what) -> std::optional<std::pair<uint64_t, uint64_t>> {
+      std::optional<uint64_t> at = one(ptrTag), size = one(sizeTag);
+      if (!at && !size) return std::nullopt;
+      if (!at || !size) bad(std::string(what) + " has no address or no size");
+      table(*at, *size, entry, what);
+      return std::pair{*at, *size};
+    };
     std::vector<std::pair<uint64_t, uint64_t>> arrays;  // init and fini arrays: [begin, end)
     for (auto [ptrTag, sizeTag] :
-         {std::pair{DT_INIT_ARRAY, DT_INIT_ARRAYSZ}, std::pair{DT_FINI_ARRAY, DT_FINI_ARRAYSZ}}) {
-      std::optional<uint64_t> at = one(ptrTag), size = one(sizeTag);
-      if (!at && !size) continue;
-      if (!at || !size) bad("an initialiser array has no address or no size");
-      table(*at, *size, sizeof(uint64_t), "an initialiser array");
-      arrays.emplace_back(*at, *at + *size);
-    }
+         {std::pair{DT_INIT_ARRAY, DT_INIT_ARRAYSZ}, std::pair{DT_FINI_ARRAY, DT_FINI_ARRAYSZ}})
+      if (auto array = sized(ptrTag, sizeTag, sizeof(uint64_t), "an initialiser array"))
+        arrays.emplace_back(array->first, array->first + array->second);
     for (auto [ptrTag, sizeTag] :
-         {std::pair{DT_RELA, DT_RELASZ}, std::pair{DT_JMPREL, DT_PLTRELSZ}}) {
-      std::optional<uint64_t> at = one(ptrTag), size = one(sizeTag);
-      if (!at && !size) continue;
-      if (!at || !size) bad("a relocation table has no address or no size");
-      table(*at, *size, sizeof(Elf64_Rela), "a relocation table");
-      relocations(*at, *size / sizeof(Elf64_Rela), symbols, arrays);
-    }
+         {std::pair{DT_RELA, DT_RELASZ}, std::pair{DT_JMPREL, DT_PLTRELSZ}})
+      if (auto relas = sized(ptrTag, sizeTag, sizeof(Elf64_Rela), "a relocation table"))
+        relocations(relas->first, relas->second / sizeof(Elf64_Rela), symbols, arrays);
     // The loader takes the first RELACOUNT relocations as relative ones without looking.
     if (std::optional<uint64_t> relative = one(DT_RELACOUNT)) {
       std::optional<uint64_t> rela = one(DT_RELA), size = one(DT_RELASZ);
@@ -300,8 +310,11 @@ class DynamicCheck {
 }  // namespace
 
 void checkDynamicTable(const ReadAt &read, const std::vector<Elf64_Phdr> &ph,
-                       const std::vector<Elf64_Dyn> &dynamic, const std::string &name) {
-  DynamicCheck(read, ph, name).run(dynamic);
+                       const Elf64_Phdr &dynamic, const std::vector<Elf64_Dyn> &table,
+                       const std::string &name) {
+  DynamicCheck check(read, ph, name);
+  check.segments(dynamic);
+  check.run(table);
 }
 
 }  // namespace xpurt::cpu

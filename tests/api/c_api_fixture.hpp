@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "test_params.h"
@@ -22,6 +25,13 @@ namespace xpurt::test {
 
 inline std::string lastMessage() {
   return xpurtLastErrorMessage();
+}
+
+// The bytes of a file the build put beside the test program (a module); empty if none.
+inline std::string readBesideTests(const char *file) {
+  std::ifstream in(std::filesystem::read_symlink("/proc/self/exe").parent_path() / file,
+                   std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // Sets an environment variable for one scope.

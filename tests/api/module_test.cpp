@@ -114,11 +114,13 @@ TEST_F(ModuleTest, TruncatedAndDamagedLibrariesAreRefusedBeforeTheDynamicLinker)
   // (Past them only section headers and debug information go, which loading does not need.)
   Elf64_Ehdr h;
   std::memcpy(&h, good.data(), sizeof h);
+  std::vector<Elf64_Phdr> phs(h.e_phnum);
+  std::memcpy(phs.data(), good.data() + h.e_phoff, phs.size() * sizeof(Elf64_Phdr));
   size_t segmentsEnd = 0;
-  for (size_t i = 0; i < h.e_phnum; ++i) {
-    Elf64_Phdr ph;
-    std::memcpy(&ph, good.data() + h.e_phoff + i * sizeof ph, sizeof ph);
+  Elf64_Phdr dynamic{};
+  for (const Elf64_Phdr &ph : phs) {
     segmentsEnd = std::max<size_t>(segmentsEnd, ph.p_offset + ph.p_filesz);
+    if (ph.p_type == PT_DYNAMIC) dynamic = ph;
   }
   for (size_t size : {size_t{63}, size_t{200}, segmentsEnd / 2, segmentsEnd - 1})
     damaged.push_back(good.substr(0, size));
@@ -139,12 +141,6 @@ TEST_F(ModuleTest, TruncatedAndDamagedLibrariesAreRefusedBeforeTheDynamicLinker)
   damaged.push_back(patched(h.e_phoff + offsetof(Elf64_Phdr, p_offset), &farAway, 8));
   // The dynamic table's entries, each damaged the way the mutation test found crashes in
   // the dynamic linker: an unknown tag, a wrong entry size, tables moved out of place.
-  Elf64_Phdr dynamic{};
-  for (size_t i = 0; i < h.e_phnum; ++i) {
-    Elf64_Phdr ph;
-    std::memcpy(&ph, good.data() + h.e_phoff + i * sizeof ph, sizeof ph);
-    if (ph.p_type == PT_DYNAMIC) dynamic = ph;
-  }
   ASSERT_NE(dynamic.p_filesz, 0u);
   size_t dynamicDamages = 0;
   for (size_t at = dynamic.p_offset; at + sizeof(Elf64_Dyn) <= dynamic.p_offset + dynamic.p_filesz;
@@ -176,6 +172,11 @@ TEST_F(ModuleTest, TruncatedAndDamagedLibrariesAreRefusedBeforeTheDynamicLinker)
         const uint64_t moved = d.d_un.d_ptr + 0x1000000;
         damaged.push_back(patched(at + 8, &moved, 8));
         ++dynamicDamages;
+        if (d.d_tag == DT_SYMTAB || d.d_tag == DT_STRTAB) {
+          // Moved by less than an entry, so it stays inside its segment.
+          const uint64_t shifted = d.d_un.d_ptr + 16;
+          damaged.push_back(patched(at + 8, &shifted, 8));
+        }
         break;
       }
       default:
@@ -183,24 +184,13 @@ TEST_F(ModuleTest, TruncatedAndDamagedLibrariesAreRefusedBeforeTheDynamicLinker)
     }
   }
   EXPECT_GE(dynamicDamages, 7u);
-  // Tables moved by less than an entry, so they stay inside their segment.
-  for (size_t at = dynamic.p_offset; at + sizeof(Elf64_Dyn) <= dynamic.p_offset + dynamic.p_filesz;
-       at += sizeof(Elf64_Dyn)) {
-    Elf64_Dyn d;
-    std::memcpy(&d, good.data() + at, sizeof d);
-    if (d.d_tag != DT_SYMTAB && d.d_tag != DT_STRTAB) continue;
-    const uint64_t shifted = d.d_un.d_ptr + 16;
-    damaged.push_back(patched(at + 8, &shifted, 8));
-  }
   // The dynamic segment's address apart from its file offset, and the read-only-after-
   // relocation range moved off the start of its segment.
-  for (size_t i = 0; i < h.e_phnum; ++i) {
-    Elf64_Phdr ph;
-    size_t at = h.e_phoff + i * sizeof ph;
-    std::memcpy(&ph, good.data() + at, sizeof ph);
-    if (ph.p_type != PT_DYNAMIC && ph.p_type != PT_GNU_RELRO) continue;
-    const uint64_t moved = ph.p_vaddr + 0x1000;
-    damaged.push_back(patched(at + offsetof(Elf64_Phdr, p_vaddr), &moved, 8));
+  for (size_t i = 0; i < phs.size(); ++i) {
+    if (phs[i].p_type != PT_DYNAMIC && phs[i].p_type != PT_GNU_RELRO) continue;
+    const uint64_t moved = phs[i].p_vaddr + 0x1000;
+    damaged.push_back(
+        patched(h.e_phoff + i * sizeof(Elf64_Phdr) + offsetof(Elf64_Phdr, p_vaddr), &moved, 8));
   }
   for (size_t i = 0; i < damaged.size(); ++i) {
     SCOPED_TRACE(testing::Message() << "damaged library " << i);

@@ -4,14 +4,12 @@
 
 #include <sys/wait.h>
 
-#include <chrono>
-#include <thread>
-
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
+#include <thread>
 
 namespace xpurt::test {
 namespace {
@@ -98,9 +96,7 @@ TEST_F(ResourceTest, TenThousandObjectLifetimesLeaveThreadsAndDescriptorsFlat) {
 // descriptor stays open.
 TEST_F(ResourceTest, CompilingInWorkersLeavesNoProcessOrDescriptorBehind) {
   ScopedEnv noCache("XPURT_CACHE_DIR", "off");
-  auto path = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "simple.spv";
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string bytes = readBesideTests("simple.spv");
   ASSERT_FALSE(bytes.empty());
   size_t fdsBefore = descriptors();
   for (int i = 0; i < 30; ++i) {

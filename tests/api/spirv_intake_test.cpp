@@ -6,9 +6,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
 namespace xpurt::test {
@@ -16,11 +13,7 @@ namespace {
 
 class SpirvIntake : public CApiTest {
  protected:
-  std::string module(const char *file = "simple.spv") {
-    auto path = std::filesystem::read_symlink("/proc/self/exe").parent_path() / file;
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
+  std::string module(const char *file = "simple.spv") { return readBesideTests(file); }
   // The module with its "OpCapability Int64" turned into another capability.
   std::string withInt64Replaced(uint32_t capability) {
     std::string bytes = module();
