@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define XPURT_VERSION_MAJOR 0
-#define XPURT_VERSION_MINOR 1
+#define XPURT_VERSION_MINOR 2
 #define XPURT_VERSION_PATCH 0
 
 /* Pass as a size to mean "from the offset to the end of the view". */
@@ -46,7 +46,8 @@ typedef enum XpurtResult {
   XPURT_ERROR_INVALID_CONFIG = 7,   /* an XPURT_* environment variable has a bad value */
   XPURT_ERROR_OUT_OF_MEMORY = 8,
   XPURT_ERROR_EXECUTION_FAILED = 9, /* queued work failed (e.g. a host callback reported failure) */
-  XPURT_ERROR_UNKNOWN = 10
+  XPURT_ERROR_UNKNOWN = 10,
+  XPURT_ERROR_DEVICE_LOST = 11 /* the device stopped working: its queued work failed */
 } XpurtResult;
 
 typedef enum XpurtDeviceType {
@@ -161,13 +162,51 @@ XPURT_API XpurtResult xpurtLoadModuleFromMemory(XpurtDevice device, const void *
 XPURT_API XpurtResult xpurtNewKernel(XpurtModule module, const char *name, XpurtKernel *kernel);
 
 /* ---- task queues ------------------------------------------------------------------------ */
-/* Work starts when it is enqueued. A queue is in order as its user sees it: each command sees
- * the effects of every command enqueued before it. Every command can hand back a future
- * (pass NULL to not take one). */
+/* Work starts when it is enqueued. An in-order queue (the default) runs each command after
+ * every command enqueued before it. An out-of-order queue runs a command as soon as what it
+ * depends on has completed: the earlier commands whose declared memory accesses conflict with
+ * its own (read after write, write after read, write after write on overlapping bytes), the
+ * last barrier, the futures the queue was told to wait for, and every earlier command if it
+ * declares nothing (host callbacks, launches without declared accesses). Every command can
+ * hand back a future (pass NULL to not take one); futures of any queue work in every wait. */
 
 typedef XpurtResult (*XpurtHostFunc)(void *userData);
 
+/* What a command does with a range of memory. READ_WRITE is the default (zero). */
+typedef enum XpurtAccess {
+  XPURT_ACCESS_READ_WRITE = 0,
+  XPURT_ACCESS_READ = 1,
+  XPURT_ACCESS_WRITE = 2
+} XpurtAccess;
+
+/* The engine a queue's commands run on. */
+typedef enum XpurtEngine {
+  XPURT_ENGINE_ANY = 0,     /* copies and launches */
+  XPURT_ENGINE_COMPUTE = 1, /* copies and launches, on the compute engine */
+  XPURT_ENGINE_COPY = 2     /* copies, fills, host callbacks, barriers and waits; no launches */
+} XpurtEngine;
+
+/* Queue creation flags. */
+#define XPURT_QUEUE_FLAG_OUT_OF_ORDER 0x1u /* run commands as their dependencies allow */
+#define XPURT_QUEUE_FLAG_PROFILING 0x2u    /* futures carry device times (xpurtFutureTimeNs) */
+
+typedef struct XpurtQueueOptions {
+  uint32_t structSize; /* sizeof(XpurtQueueOptions): lets the struct grow */
+  XpurtEngine engine;
+  uint32_t flags; /* XPURT_QUEUE_FLAG_* */
+} XpurtQueueOptions;
+
+/* An in-order queue on any engine with profiling on (ISPCRT's queue). */
 XPURT_API XpurtResult xpurtNewTaskQueue(XpurtDevice device, XpurtTaskQueue *queue);
+/* options may be NULL: the same as all fields zero (in order, any engine, profiling off). */
+XPURT_API XpurtResult xpurtNewTaskQueueWithOptions(XpurtDevice device,
+                                                   const XpurtQueueOptions *options,
+                                                   XpurtTaskQueue *queue);
+/* Every command enqueued on queue after this call runs after the futures complete (they may
+ * come from any queue of the same backend, and may already be complete). Commands enqueued
+ * before it are not held back. A failed future does not fail the queue's later work. */
+XPURT_API XpurtResult xpurtQueueWaitFutures(XpurtTaskQueue queue, uint32_t numFutures,
+                                            const XpurtFuture *futures);
 XPURT_API XpurtResult xpurtCopyToDevice(XpurtTaskQueue queue, XpurtMemoryView view, size_t offset,
                                         size_t size, XpurtFuture *future);
 XPURT_API XpurtResult xpurtCopyToHost(XpurtTaskQueue queue, XpurtMemoryView view, size_t offset,
@@ -190,6 +229,21 @@ XPURT_API XpurtResult xpurtLaunch2D(XpurtTaskQueue queue, XpurtKernel kernel,
 XPURT_API XpurtResult xpurtLaunch3D(XpurtTaskQueue queue, XpurtKernel kernel,
                                     XpurtMemoryView params, size_t d0, size_t d1, size_t d2,
                                     XpurtFuture *future);
+/* A range of a memory view that a launch touches, and how. size XPURT_WHOLE_SIZE: to the end. */
+typedef struct XpurtViewAccess {
+  XpurtMemoryView view;
+  size_t offset;
+  size_t size;
+  XpurtAccess access;
+} XpurtViewAccess;
+
+/* xpurtLaunch3D that declares the memory the kernel reads and writes through params (params
+ * itself is read). With the declaration, an out-of-order queue orders the launch only against
+ * the commands it conflicts with; without it, against everything. */
+XPURT_API XpurtResult xpurtLaunchWithAccess(XpurtTaskQueue queue, XpurtKernel kernel,
+                                            XpurtMemoryView params, uint32_t numAccesses,
+                                            const XpurtViewAccess *accesses, size_t d0, size_t d1,
+                                            size_t d2, XpurtFuture *future);
 /* A kernel argument of xpurtLaunchKernel. */
 typedef enum XpurtKernelArgKind {
   XPURT_KERNEL_ARG_VALUE = 0,       /* size bytes at value: a scalar, vector, struct or raw pointer */
@@ -203,6 +257,7 @@ typedef struct XpurtKernelArg {
   const void *value;    /* VALUE: copied when the launch is enqueued */
   XpurtMemoryView view; /* MEMORY_VIEW */
   size_t offset;        /* MEMORY_VIEW: added to the view's device pointer */
+  XpurtAccess access;   /* MEMORY_VIEW: what the kernel does with [offset, end of view) */
 } XpurtKernelArg;
 
 /* The general launch, for kernels that take several arguments (OpenCL C, other compilers):
@@ -219,6 +274,7 @@ XPURT_API XpurtResult xpurtHostCallback(XpurtTaskQueue queue, XpurtHostFunc func
                                         XpurtFuture *future);
 /* Called from inside a host callback: the message its failure is reported with. */
 XPURT_API void xpurtHostCallbackSetError(const char *message);
+/* Everything enqueued after the barrier runs after everything enqueued before it. */
 XPURT_API XpurtResult xpurtBarrier(XpurtTaskQueue queue);
 /* Waits for everything enqueued so far. Returns the first failure of queued work since the last
  * sync (XPURT_ERROR_EXECUTION_FAILED, with its message), else XPURT_SUCCESS. */
@@ -230,7 +286,8 @@ XPURT_API XpurtResult xpurtSync(XpurtTaskQueue queue);
 XPURT_API XpurtResult xpurtFutureIsValid(XpurtFuture future, bool *valid);
 /* Blocks until the command completes; returns XPURT_ERROR_EXECUTION_FAILED if it failed. */
 XPURT_API XpurtResult xpurtFutureWait(XpurtFuture future);
-/* Device execution time of the command in nanoseconds; waits for it to complete. */
+/* Device execution time of the command in nanoseconds; waits for it to complete.
+ * XPURT_ERROR_UNSUPPORTED if its queue was created without XPURT_QUEUE_FLAG_PROFILING. */
 XPURT_API XpurtResult xpurtFutureTimeNs(XpurtFuture future, uint64_t *ns);
 
 #ifdef __cplusplus

@@ -64,6 +64,8 @@ XPURT_API const char *xpurtResultString(XpurtResult result) {
       return "XPURT_ERROR_EXECUTION_FAILED";
     case XPURT_ERROR_UNKNOWN:
       return "XPURT_ERROR_UNKNOWN";
+    case XPURT_ERROR_DEVICE_LOST:
+      return "XPURT_ERROR_DEVICE_LOST";
   }
   return "(not an XpurtResult)";
 }

@@ -2,6 +2,9 @@
 #include "api_common.hpp"
 #include "core/task_queue.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 using namespace xpurt;
 
 namespace {
@@ -28,7 +31,7 @@ XpurtResult launch(XpurtTaskQueue queue, XpurtKernel kernel, XpurtMemoryView par
   return command("xpurtLaunch", queue, future, [&](core::TaskQueue &q) {
     auto k = api::lookup<core::Kernel>(kernel, "kernel");
     Ref<MemoryView> p = params ? view(params, "params") : nullptr;
-    return q.launch(*k, p.get(), d0, d1, d2);
+    return q.launch(*k, p.get(), nullptr, d0, d1, d2);
   });
 }
 
@@ -40,7 +43,73 @@ XPURT_API XpurtResult xpurtNewTaskQueue(XpurtDevice device, XpurtTaskQueue *queu
   return api::guarded("xpurtNewTaskQueue", [&] {
     auto dev = api::lookup<core::Device>(device, "device");
     api::checkOut(queue, "queue");
-    api::publish(queue, dev->createQueue());
+    core::QueueOptions options;
+    options.profiling = true;  // ISPCRT's futures always carry a time
+    api::publish(queue, dev->createQueue(options));
+  });
+}
+
+XPURT_API XpurtResult xpurtNewTaskQueueWithOptions(XpurtDevice device,
+                                                   const XpurtQueueOptions *options,
+                                                   XpurtTaskQueue *queue) {
+  return api::guarded("xpurtNewTaskQueueWithOptions", [&] {
+    auto dev = api::lookup<core::Device>(device, "device");
+    api::checkOut(queue, "queue");
+    // Fields past structSize are those of a caller built against an older header: defaults.
+    XpurtQueueOptions o{};
+    if (options) {
+      if (options->structSize < sizeof(uint32_t) * 2 || options->structSize > 4096)
+        core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                   "queue options: structSize is {}; set it to sizeof(XpurtQueueOptions)",
+                   options->structSize);
+      std::memcpy(&o, options, std::min<size_t>(options->structSize, sizeof o));
+    }
+    constexpr uint32_t known = XPURT_QUEUE_FLAG_OUT_OF_ORDER | XPURT_QUEUE_FLAG_PROFILING;
+    if (o.flags & ~known)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "queue options: unknown flags {:#x}; use XPURT_QUEUE_FLAG_* values",
+                 o.flags & ~known);
+    core::QueueOptions q;
+    q.engine = o.engine;
+    q.outOfOrder = o.flags & XPURT_QUEUE_FLAG_OUT_OF_ORDER;
+    q.profiling = o.flags & XPURT_QUEUE_FLAG_PROFILING;
+    api::publish(queue, dev->createQueue(q));
+  });
+}
+
+XPURT_API XpurtResult xpurtQueueWaitFutures(XpurtTaskQueue queue, uint32_t numFutures,
+                                            const XpurtFuture *futures) {
+  return api::guarded("xpurtQueueWaitFutures", [&] {
+    auto q = api::lookup<core::TaskQueue>(queue, "queue");
+    if (numFutures && !futures)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} futures announced but futures is NULL",
+                 numFutures);
+    std::vector<Ref<core::Event>> events;
+    for (uint32_t i = 0; i < numFutures; ++i)
+      events.push_back(api::lookup<core::Event>(futures[i], "futures[i]"));
+    q->waitFor(events);
+  });
+}
+
+XPURT_API XpurtResult xpurtLaunchWithAccess(XpurtTaskQueue queue, XpurtKernel kernel,
+                                            XpurtMemoryView params, uint32_t numAccesses,
+                                            const XpurtViewAccess *accesses, size_t d0, size_t d1,
+                                            size_t d2, XpurtFuture *future) {
+  return command("xpurtLaunchWithAccess", queue, future, [&](core::TaskQueue &q) {
+    auto k = api::lookup<core::Kernel>(kernel, "kernel");
+    Ref<MemoryView> p = params ? view(params, "params") : nullptr;
+    if (numAccesses && !accesses)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} accesses announced but accesses is NULL",
+                 numAccesses);
+    std::vector<Ref<MemoryView>> views;  // keep the looked-up views alive during the call
+    std::vector<core::TaskQueue::AccessInput> inputs;
+    for (uint32_t i = 0; i < numAccesses; ++i) {
+      views.push_back(view(accesses[i].view, "accesses[i].view"));
+      inputs.push_back(
+          {views.back().get(), accesses[i].offset, accesses[i].size, accesses[i].access});
+    }
+    std::span<const core::TaskQueue::AccessInput> declared(inputs);
+    return q.launch(*k, p.get(), &declared, d0, d1, d2);
   });
 }
 
@@ -106,7 +175,7 @@ XPURT_API XpurtResult xpurtLaunchKernel(XpurtTaskQueue queue, XpurtKernel kernel
         views.push_back(view(a.view, "args[i].view"));
         v = views.back().get();
       }
-      inputs.push_back({a.kind, a.size, a.value, v, a.offset});
+      inputs.push_back({a.kind, a.size, a.value, v, a.offset, a.access});
     }
     return q.launchKernel(*k, inputs, workDim, globalOffset, globalSize, localSize);
   });
@@ -147,6 +216,11 @@ XPURT_API XpurtResult xpurtFutureTimeNs(XpurtFuture future, uint64_t *ns) {
   return api::guarded("xpurtFutureTimeNs", [&] {
     auto f = api::lookup<core::Event>(future, "future");
     api::checkOut(ns, "ns");
+    if (!f->profiled())
+      core::fail(XPURT_ERROR_UNSUPPORTED,
+                 "the future's queue was created without XPURT_QUEUE_FLAG_PROFILING, so its "
+                 "commands are not timed; create the queue with that flag (or with "
+                 "xpurtNewTaskQueue)");
     f->wait();
     *ns = f->deviceTimeNs();
   });

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -26,6 +27,12 @@ class TaskQueue;
 
 struct DeviceOptions {
   bool separateMemory = false;  // XPURT_DEVICE_FLAG_SEPARATE_MEMORY
+};
+
+struct QueueOptions {
+  XpurtEngine engine = XPURT_ENGINE_ANY;
+  bool outOfOrder = false;
+  bool profiling = false;
 };
 
 class Backend {
@@ -67,7 +74,7 @@ class Device : public Object {
   // Throws an OUT_OF_MEMORY Error when the memory cannot be had.
   virtual void *allocate(size_t size, XpurtAllocationType type) = 0;
   virtual void deallocate(void *ptr, XpurtAllocationType type) noexcept = 0;
-  virtual Ref<TaskQueue> createQueue() = 0;
+  virtual Ref<TaskQueue> createQueue(const QueueOptions &options) = 0;
   virtual Ref<Module> loadModule(const ModuleSource &source, const ModuleOptions &options) = 0;
 
  private:
@@ -131,18 +138,22 @@ class Kernel : public Object {
 };
 
 // One queued command, already validated. Holds references to what it touches, so handles may
-// be released while it waits.
+// be released while it waits. The backend runs it after every event in `waits` has completed
+// (and, in an in-order queue, after every command submitted before it), then signals `done`.
 struct Command {
   enum class Type : uint8_t { Copy, Fill, Launch, LaunchKernel, HostCallback, Barrier };
+  enum class CopyKind : uint8_t { ToDevice, ToHost, DeviceToDevice };
   static constexpr size_t kMaxPatternSize = 128;
 
   Type type = Type::Barrier;
-  void *dst = nullptr;        // Copy, Fill
-  const void *src = nullptr;  // Copy
-  size_t size = 0;            // Copy, Fill: bytes
-  uint32_t patternSize = 0;   // Fill
-  std::array<std::byte, kMaxPatternSize> pattern{};
-  Ref<Kernel> kernel;  // Launch
+  CopyKind copyKind = CopyKind::ToDevice;                     // Copy
+  uint32_t patternSize = 0;                                   // Fill
+  void *dst = nullptr;                                        // Copy, Fill
+  const void *src = nullptr;                                  // Copy
+  size_t size = 0;                                            // Copy, Fill: bytes
+  uint64_t pattern = 0;                                       // Fill: a pattern of up to 8 bytes
+  std::shared_ptr<const std::vector<std::byte>> longPattern;  // Fill: a longer one
+  Ref<Kernel> kernel;                                         // Launch, LaunchKernel
   void *params = nullptr;
   std::array<uint32_t, 3> dims{1, 1, 1};
   std::shared_ptr<const KernelArgs> args;  // LaunchKernel
@@ -150,7 +161,13 @@ struct Command {
   XpurtHostFunc func = nullptr;  // HostCallback
   void *userData = nullptr;
   std::array<Ref<Object>, 2> keepAlive;  // the memory views involved
-  Ref<Event> done;                       // null for a barrier
+  std::vector<Ref<Event>> waits;         // what must complete first
+  Ref<Event> done;                       // null for a barrier of an in-order queue
+
+  const std::byte *patternBytes() const {
+    return longPattern ? longPattern->data() : reinterpret_cast<const std::byte *>(&pattern);
+  }
+  bool isLaunch() const { return type == Type::Launch || type == Type::LaunchKernel; }
 };
 
 }  // namespace xpurt::core

@@ -4,14 +4,14 @@
 
 namespace xpurt::core {
 
-void Event::complete(uint64_t deviceTimeNs) {
-  timeNs_ = deviceTimeNs;
+void Event::complete(CommandTimes times) {
+  times_ = times;
   publish(kDone);
 }
 
-void Event::fail(std::string message, uint64_t deviceTimeNs) {
+void Event::fail(std::string message, CommandTimes times) {
   error_ = std::move(message);
-  timeNs_ = deviceTimeNs;
+  times_ = times;
   publish(kFailed);
 }
 
@@ -20,6 +20,30 @@ void Event::publish(uint32_t state) {
   // A waiter counts itself in sleepers_ before its last look at state_, so it either saw the
   // new state or is woken here.
   if (sleepers_.load(std::memory_order_seq_cst) != 0) state_.notify_all();
+  // then() raises the flag before it looks at state_: either it saw the state and ran its
+  // continuation itself, or the continuation is in the list taken here.
+  if (hasContinuations_.load(std::memory_order_seq_cst)) {
+    std::vector<std::function<void()>> ready;
+    {
+      std::lock_guard lock(continuationMutex_);
+      ready.swap(continuations_);
+    }
+    // The continuations may drop the last references to this event: keep it until done.
+    Ref<const Event> self(this);
+    for (auto &fn : ready) fn();
+  }
+}
+
+void Event::then(std::function<void()> fn) {
+  {
+    std::lock_guard lock(continuationMutex_);
+    hasContinuations_.store(true, std::memory_order_seq_cst);
+    if (state_.load(std::memory_order_seq_cst) == kPending) {
+      continuations_.push_back(std::move(fn));
+      return;
+    }
+  }
+  fn();
 }
 
 void Event::wait() const {

@@ -1,4 +1,7 @@
-// Completion of one queued command: what a Future handle names.
+// Completion of one queued command: what a Future handle names. The backend that runs the
+// command owns its completion: it calls complete() or fail() once, from whatever thread sees
+// the command end (a queue's runner, a device's event poller). Other parts of the runtime
+// attach continuations (a dependent command becoming ready, a trace record) with then().
 #pragma once
 
 #include "object.hpp"
@@ -7,7 +10,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace xpurt::core {
 
@@ -17,8 +22,16 @@ class WaitHelper {
  public:
   virtual ~WaitHelper() = default;
   // Runs queued commands on the calling thread, in queue order, until done() holds or there
-  // is nothing it may run (the queue is empty, or another thread is running it).
+  // is nothing it may run (the queue is empty, or another thread is running it). Throws
+  // INVALID_ARGUMENT for a wait that could never end (a command of the queue waiting on the
+  // queue's own later work).
   virtual void helpUntil(const std::function<bool()> &done) = 0;
+};
+
+// When a command ran, on the steady clock in nanoseconds; zero where not measured.
+struct CommandTimes {
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
 };
 
 class Event : public Object {
@@ -26,12 +39,24 @@ class Event : public Object {
   static constexpr ObjectKind kKind = ObjectKind::Future;
   Event() : Object(kKind) {}
 
-  // Set by the backend before the event is handed out.
+  // Set by the queue before the event is handed out.
   void setWaitHelper(std::shared_ptr<WaitHelper> helper) { helper_ = std::move(helper); }
+  // Whether the backend is to measure the command (profiling or tracing is on).
+  void setTimed(bool timed) { timed_ = timed; }
+  bool timed() const { return timed_; }
+  void setProfiled(bool profiled) { profiled_ = profiled; }
+  bool profiled() const { return profiled_; }
+  // The trace track of the command's queue and engine (0: not traced).
+  void setTraceTrack(uint32_t track) { traceTrack_ = track; }
+  uint32_t traceTrack() const { return traceTrack_; }
 
-  // Called once by the backend that ran the command.
-  void complete(uint64_t deviceTimeNs);
-  void fail(std::string message, uint64_t deviceTimeNs);
+  // Called once by the backend that ran the command; runs the continuations.
+  void complete(CommandTimes times = {});
+  void fail(std::string message, CommandTimes times = {});
+
+  // Runs fn once the event is done: at once on this thread if it already is, else on the
+  // thread that completes it. fn must not throw.
+  void then(std::function<void()> fn);
 
   bool isDone() const { return state_.load(std::memory_order_acquire) != kPending; }
   // Blocks until done: runs the work itself where the backend allows, else spins briefly
@@ -40,7 +65,8 @@ class Event : public Object {
   bool failed() const { return state_.load(std::memory_order_acquire) == kFailed; }
   // Valid once done.
   const std::string &errorMessage() const { return error_; }
-  uint64_t deviceTimeNs() const { return timeNs_; }
+  CommandTimes times() const { return times_; }
+  uint64_t deviceTimeNs() const { return times_.endNs - times_.startNs; }
 
  private:
   enum : uint32_t { kPending, kDone, kFailed };
@@ -48,9 +74,15 @@ class Event : public Object {
 
   mutable std::atomic<uint32_t> state_{kPending};
   mutable std::atomic<uint32_t> sleepers_{0};
-  uint64_t timeNs_ = 0;
+  std::atomic<bool> hasContinuations_{false};
+  bool timed_ = false;
+  bool profiled_ = false;
+  uint32_t traceTrack_ = 0;
+  CommandTimes times_;
   std::string error_;
   std::shared_ptr<WaitHelper> helper_;
+  std::mutex continuationMutex_;
+  std::vector<std::function<void()>> continuations_;
 };
 
 }  // namespace xpurt::core

@@ -1,11 +1,55 @@
 #include "task_queue.hpp"
 
 #include "error.hpp"
+#include "trace.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <limits>
 
 namespace xpurt::core {
+
+static uint64_t steadyNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+static const char *engineName(XpurtEngine engine) {
+  switch (engine) {
+    case XPURT_ENGINE_COMPUTE:
+      return "compute";
+    case XPURT_ENGINE_COPY:
+      return "copy";
+    default:
+      return "any";
+  }
+}
+
+TaskQueue::TaskQueue(Ref<Device> device, const QueueOptions &options)
+    : Object(kKind), device_(std::move(device)), options_(options) {
+  if (options_.engine != XPURT_ENGINE_ANY && options_.engine != XPURT_ENGINE_COMPUTE &&
+      options_.engine != XPURT_ENGINE_COPY)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "queue options: engine {} is not one of XPURT_ENGINE_ANY, _COMPUTE or _COPY",
+         static_cast<int>(options_.engine));
+  if (trace::enabled()) {
+    static std::atomic<uint32_t> queues{0};
+    uint32_t n = ++queues;
+    std::string name = fmt::format("{} {} queue {}", device_->info().name,
+                                   options_.outOfOrder ? "out-of-order" : "in-order", n);
+    // An out-of-order queue runs copies and launches on engines of their own: a track each.
+    if (options_.outOfOrder) {
+      computeTrack_ = trace::newTrack(name + " · compute");
+      copyTrack_ = trace::newTrack(name + " · copy");
+    } else {
+      computeTrack_ = copyTrack_ =
+          trace::newTrack(fmt::format("{} · {}", name, engineName(options_.engine)));
+    }
+  }
+}
 
 void TaskQueue::checkView(const MemoryView &view, const char *what) const {
   if (&view.device().backend() != &device_->backend())
@@ -14,11 +58,82 @@ void TaskQueue::checkView(const MemoryView &view, const char *what) const {
          view.device().backend().name(), device_->backend().name());
 }
 
-Ref<Event> TaskQueue::submitWithEvent(Command &&cmd) {
+static std::vector<MemoryUse> viewUse(const MemoryView &view, bool hostSide, size_t offset,
+                                      size_t size, bool write) {
+  auto base = reinterpret_cast<uintptr_t>(hostSide ? view.hostPtr() : view.devicePtr());
+  return {{base + offset, base + offset + size, write}};
+}
+
+Ref<Event> TaskQueue::submitWithEvent(Command &&cmd, const std::vector<MemoryUse> *uses) {
   Ref<Event> done = makeRef<Event>();
+  done->setProfiled(options_.profiling);
+  done->setTimed(options_.profiling || computeTrack_ != 0);
   cmd.done = done;
+  if (!options_.outOfOrder) {
+    if (computeTrack_) traceOnCompletion(cmd, done);
+    submit(std::move(cmd));
+    return done;
+  }
+  std::lock_guard lock(submitMutex_);
+  if (uses)
+    hazards_.addDeclared(*uses, done, cmd.waits);
+  else
+    hazards_.addFence(done, cmd.waits);
+  if (computeTrack_) traceOnCompletion(cmd, done);
   submit(std::move(cmd));
   return done;
+}
+
+void TaskQueue::traceOnCompletion(const Command &cmd, const Ref<Event> &done) {
+  trace::Slice s;
+  std::string name;
+  switch (cmd.type) {
+    case Command::Type::Copy:
+      name = cmd.copyKind == Command::CopyKind::ToDevice ? "copy to device"
+             : cmd.copyKind == Command::CopyKind::ToHost ? "copy to host"
+                                                         : "copy between views";
+      s.category = "copy";
+      s.bytes = cmd.size;
+      break;
+    case Command::Type::Fill:
+      name = "fill";
+      s.category = "fill";
+      s.bytes = cmd.size;
+      break;
+    case Command::Type::Launch:
+    case Command::Type::LaunchKernel:
+      name = cmd.kernel->name();
+      s.category = "kernel";
+      break;
+    case Command::Type::HostCallback:
+      name = "host callback";
+      s.category = "host";
+      break;
+    case Command::Type::Barrier:
+      name = cmd.waits.empty() ? "barrier" : "wait";
+      s.category = "wait";
+      break;
+  }
+  bool onCompute = cmd.isLaunch();
+  s.track = onCompute ? computeTrack_ : copyTrack_;
+  s.enqueueNs = steadyNs();
+  done->setTraceTrack(s.track);
+  // Arrows come from the waited commands of other tracks; drawn once this command has
+  // completed (they have too by then).
+  std::vector<Ref<Event>> sources;
+  for (const Ref<Event> &w : cmd.waits)
+    if (w->traceTrack() != 0 && w->traceTrack() != s.track) sources.push_back(w);
+  done->then(
+      [s, name = std::move(name), sources = std::move(sources), event = done.get()]() mutable {
+        CommandTimes t = event->times();
+        s.name = name;
+        s.startNs = t.startNs ? t.startNs : s.enqueueNs;
+        s.endNs = t.endNs ? t.endNs : s.startNs;
+        s.failed = event->failed();
+        trace::slice(s);
+        for (const Ref<Event> &from : sources)
+          trace::flow(from->traceTrack(), from->times().endNs, s.track, s.startNs);
+      });
 }
 
 Ref<Event> TaskQueue::copyWithin(MemoryView &view, size_t offset, size_t size, bool toDevice) {
@@ -31,8 +146,11 @@ Ref<Event> TaskQueue::copyWithin(MemoryView &view, size_t offset, size_t size, b
   auto *dev = static_cast<std::byte *>(view.devicePtr()) + offset;
   cmd.dst = toDevice ? dev : host;
   cmd.src = toDevice ? host : dev;
+  cmd.copyKind = toDevice ? Command::CopyKind::ToDevice : Command::CopyKind::ToHost;
   cmd.keepAlive[0] = Ref<Object>(&view);
-  return submitWithEvent(std::move(cmd));
+  std::vector<MemoryUse> uses = viewUse(view, toDevice, offset, cmd.size, false);
+  uses.push_back(viewUse(view, !toDevice, offset, cmd.size, true)[0]);
+  return submitWithEvent(std::move(cmd), &uses);
 }
 
 Ref<Event> TaskQueue::copyToDevice(MemoryView &view, size_t offset, size_t size) {
@@ -65,9 +183,12 @@ Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffse
            "copyMemoryView: source [{}, {}) and destination [{}, {}) overlap in the same view", b,
            b + cmd.size, a, a + cmd.size);
   }
+  cmd.copyKind = Command::CopyKind::DeviceToDevice;
   cmd.keepAlive[0] = Ref<Object>(&dst);
   cmd.keepAlive[1] = Ref<Object>(&src);
-  return submitWithEvent(std::move(cmd));
+  std::vector<MemoryUse> uses = viewUse(src, false, srcOffset, cmd.size, false);
+  uses.push_back(viewUse(dst, false, dstOffset, cmd.size, true)[0]);
+  return submitWithEvent(std::move(cmd), &uses);
 }
 
 Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const void *pattern,
@@ -85,9 +206,15 @@ Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const v
          cmd.size, patternSize);
   cmd.dst = static_cast<std::byte *>(view.devicePtr()) + offset;
   cmd.patternSize = static_cast<uint32_t>(patternSize);
-  std::memcpy(cmd.pattern.data(), pattern, patternSize);
+  if (patternSize <= sizeof cmd.pattern) {
+    std::memcpy(&cmd.pattern, pattern, patternSize);
+  } else {
+    auto *bytes = static_cast<const std::byte *>(pattern);
+    cmd.longPattern = std::make_shared<std::vector<std::byte>>(bytes, bytes + patternSize);
+  }
   cmd.keepAlive[0] = Ref<Object>(&view);
-  return submitWithEvent(std::move(cmd));
+  std::vector<MemoryUse> uses = viewUse(view, false, offset, cmd.size, true);
+  return submitWithEvent(std::move(cmd), &uses);
 }
 
 static void checkSameBackend(const Kernel &kernel, const Device &device, const char *what) {
@@ -97,8 +224,37 @@ static void checkSameBackend(const Kernel &kernel, const Device &device, const c
          kernel.name(), kernel.module().device().backend().name(), device.backend().name());
 }
 
-Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params, size_t d0, size_t d1, size_t d2) {
+void TaskQueue::checkComputeEngine(const Kernel &kernel, const char *what) const {
+  if (options_.engine == XPURT_ENGINE_COPY)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "{} of '{}' on a copy queue: a copy queue runs copies, fills, host callbacks, barriers "
+         "and waits; launch on a queue of engine XPURT_ENGINE_ANY or XPURT_ENGINE_COMPUTE and "
+         "make it wait for the copy queue's futures",
+         what, kernel.name());
+}
+
+static XpurtAccess checkedAccess(XpurtAccess access, const char *what, const std::string &kernel,
+                                 size_t index) {
+  if (access != XPURT_ACCESS_READ_WRITE && access != XPURT_ACCESS_READ &&
+      access != XPURT_ACCESS_WRITE)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "{} '{}': access {} of entry {} is not XPURT_ACCESS_READ_WRITE, _READ or _WRITE", what,
+         kernel, static_cast<int>(access), index);
+  return access;
+}
+
+static void addAccess(std::vector<MemoryUse> &uses, const MemoryView &view, size_t offset,
+                      size_t size, XpurtAccess access) {
+  auto base = reinterpret_cast<uintptr_t>(view.devicePtr());
+  if (access != XPURT_ACCESS_WRITE) uses.push_back({base + offset, base + offset + size, false});
+  if (access != XPURT_ACCESS_READ) uses.push_back({base + offset, base + offset + size, true});
+}
+
+Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params,
+                             const std::span<const AccessInput> *accesses, size_t d0, size_t d1,
+                             size_t d2) {
   checkSameBackend(kernel, *device_, "launch");
+  checkComputeEngine(kernel, "launch");
   if (params) checkView(*params, "launch (params)");
   kernel.checkTaskLaunch(params != nullptr);
   if (d0 == 0 || d1 == 0 || d2 == 0)
@@ -120,13 +276,26 @@ Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params, size_t d0, size
   cmd.params = params ? params->devicePtr() : nullptr;
   cmd.dims = {static_cast<uint32_t>(d0), static_cast<uint32_t>(d1), static_cast<uint32_t>(d2)};
   if (params) cmd.keepAlive[0] = Ref<Object>(params);
-  return submitWithEvent(std::move(cmd));
+  if (!accesses) return submitWithEvent(std::move(cmd), nullptr);
+  std::vector<MemoryUse> uses;
+  if (params) addAccess(uses, *params, 0, params->size(), XPURT_ACCESS_READ);
+  for (size_t i = 0; i < accesses->size(); ++i) {
+    const AccessInput &a = (*accesses)[i];
+    if (!a.view)
+      fail(XPURT_ERROR_INVALID_ARGUMENT, "launch of '{}': access {} names no memory view",
+           kernel.name(), i);
+    checkView(*a.view, "launch (accesses)");
+    size_t size = a.view->checkedRange(a.offset, a.size, "launch (accesses)");
+    addAccess(uses, *a.view, a.offset, size, checkedAccess(a.access, "launch", kernel.name(), i));
+  }
+  return submitWithEvent(std::move(cmd), &uses);
 }
 
 Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inputs,
                                    uint32_t workDim, const size_t *globalOffset,
                                    const size_t *globalSize, const size_t *localSize) {
   checkSameBackend(kernel, *device_, "launchKernel");
+  checkComputeEngine(kernel, "launchKernel");
   if (workDim < 1 || workDim > 3)
     fail(XPURT_ERROR_INVALID_ARGUMENT, "launchKernel '{}': workDim is {}; use 1, 2 or 3",
          kernel.name(), workDim);
@@ -168,6 +337,7 @@ Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inp
          kernel.name(), items, maxItems);
 
   auto args = std::make_shared<KernelArgs>();
+  std::vector<MemoryUse> uses;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ArgInput &in = inputs[i];
     KernelArgs::Arg arg{in.kind, static_cast<uint32_t>(args->data.size()), 0};
@@ -195,6 +365,8 @@ Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inp
           fail(XPURT_ERROR_OUT_OF_RANGE,
                "launchKernel '{}': argument {} points {} bytes into a {}-byte memory view",
                kernel.name(), i, in.offset, in.view->size());
+        addAccess(uses, *in.view, in.offset, in.view->size() - in.offset,
+                  checkedAccess(in.access, "launchKernel", kernel.name(), i));
         void *p = static_cast<std::byte *>(in.view->devicePtr()) + in.offset;
         arg.size = sizeof p;
         append(&p, sizeof p);
@@ -223,7 +395,7 @@ Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inp
   cmd.kernel = Ref<Kernel>(&kernel);
   cmd.args = std::move(args);
   cmd.range = range;
-  return submitWithEvent(std::move(cmd));
+  return submitWithEvent(std::move(cmd), &uses);
 }
 
 Ref<Event> TaskQueue::hostCallback(XpurtHostFunc func, void *userData) {
@@ -232,22 +404,40 @@ Ref<Event> TaskQueue::hostCallback(XpurtHostFunc func, void *userData) {
   cmd.type = Command::Type::HostCallback;
   cmd.func = func;
   cmd.userData = userData;
-  return submitWithEvent(std::move(cmd));
+  return submitWithEvent(std::move(cmd), nullptr);
 }
 
 void TaskQueue::barrier() {
   Command cmd;
   cmd.type = Command::Type::Barrier;
+  // In order, commands already run one after another: the barrier costs nothing.
+  if (!options_.outOfOrder) return;
+  submitWithEvent(std::move(cmd), nullptr);
+}
+
+void TaskQueue::waitFor(std::span<const Ref<Event>> events) {
+  Command cmd;
+  cmd.type = Command::Type::Barrier;
+  for (const Ref<Event> &e : events)
+    if (!e->isDone() && std::find(cmd.waits.begin(), cmd.waits.end(), e) == cmd.waits.end())
+      cmd.waits.push_back(e);
+  if (cmd.waits.empty()) return;  // nothing to wait for: later commands are not held back
+  if (!options_.outOfOrder) {
+    submitWithEvent(std::move(cmd), nullptr);
+    return;
+  }
+  Ref<Event> done = makeRef<Event>();
+  done->setTimed(computeTrack_ != 0);
+  cmd.done = done;
+  std::lock_guard lock(submitMutex_);
+  hazards_.addWait(done, cmd.waits);
+  if (computeTrack_) traceOnCompletion(cmd, done);
   submit(std::move(cmd));
 }
 
 void TaskQueue::sync() {
   drain();
-  std::optional<std::string> failure;
-  {
-    std::lock_guard lock(failureMutex_);
-    failure.swap(firstFailure_);
-  }
+  std::optional<std::string> failure = failures_->take();
   if (failure) fail(XPURT_ERROR_EXECUTION_FAILED, "{}", *failure);
 }
 
@@ -256,11 +446,6 @@ void Kernel::checkLaunch(const KernelArgs &, NDRange &) const {
        "kernel '{}' of module '{}' takes task launches only (a params pointer and task "
        "dimensions), not launches with arguments",
        name(), module().name());
-}
-
-void TaskQueue::noteFailure(const std::string &message) {
-  std::lock_guard lock(failureMutex_);
-  if (!firstFailure_) firstFailure_ = message;
 }
 
 }  // namespace xpurt::core

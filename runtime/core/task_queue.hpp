@@ -1,23 +1,47 @@
-// TaskQueue: checks every command against its views, kernel and device, then hands it to the
-// backend. In order as its user sees it.
+// TaskQueue: checks every command against its views, kernel and device, works out what it
+// must wait for (out-of-order queues: from declared memory accesses, barriers and waits), then
+// hands it to the backend.
 #pragma once
 
 #include "backend.hpp"
+#include "hazard_tracker.hpp"
 #include "memory_view.hpp"
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 namespace xpurt::core {
+
+// The first failure of queued work since the last sync. Shared by a queue and its backend's
+// runners, which may outlive the queue (they finish its work after its last release).
+class FailureLog {
+ public:
+  void note(const std::string &message) {
+    std::lock_guard lock(mutex_);
+    if (!first_) first_ = message;
+  }
+  std::optional<std::string> take() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(first_, std::nullopt);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::optional<std::string> first_;
+};
 
 class TaskQueue : public Object {
  public:
   static constexpr ObjectKind kKind = ObjectKind::TaskQueue;
-  explicit TaskQueue(Ref<Device> device) : Object(kKind), device_(std::move(device)) {}
+  // Throws INVALID_CONFIG when XPURT_TRACE names a file that cannot be written.
+  TaskQueue(Ref<Device> device, const QueueOptions &options);
 
   Device &device() const { return *device_; }
+  const QueueOptions &options() const { return options_; }
 
   Ref<Event> copyToDevice(MemoryView &view, size_t offset, size_t size);
   Ref<Event> copyToHost(MemoryView &view, size_t offset, size_t size);
@@ -25,7 +49,16 @@ class TaskQueue : public Object {
                       size_t size);
   Ref<Event> fill(MemoryView &view, size_t offset, size_t size, const void *pattern,
                   size_t patternSize);
-  Ref<Event> launch(Kernel &kernel, MemoryView *params, size_t d0, size_t d1, size_t d2);
+  // A range of a view that a task launch touches, its view already looked up.
+  struct AccessInput {
+    MemoryView *view;
+    size_t offset;
+    size_t size;
+    XpurtAccess access;
+  };
+  // accesses: null for a launch that declares nothing (ordered against everything).
+  Ref<Event> launch(Kernel &kernel, MemoryView *params,
+                    const std::span<const AccessInput> *accesses, size_t d0, size_t d1, size_t d2);
   // One argument of launchKernel, its view already looked up.
   struct ArgInput {
     XpurtKernelArgKind kind;
@@ -33,34 +66,46 @@ class TaskQueue : public Object {
     const void *value;
     MemoryView *view;
     size_t offset;
+    XpurtAccess access;
   };
   Ref<Event> launchKernel(Kernel &kernel, std::span<const ArgInput> args, uint32_t workDim,
                           const size_t *globalOffset, const size_t *globalSize,
                           const size_t *localSize);
   Ref<Event> hostCallback(XpurtHostFunc func, void *userData);
   void barrier();
+  // Every command submitted after this runs after the events have completed.
+  void waitFor(std::span<const Ref<Event>> events);
   // Waits for everything submitted so far; throws EXECUTION_FAILED for the first failure of
   // queued work since the last sync.
   void sync();
 
-  // Backends call this when a command fails; sync() reports the first. Thread-safe.
-  void noteFailure(const std::string &message);
+  // Backends note each failed command here; sync() reports the first. Thread-safe.
+  const std::shared_ptr<FailureLog> &failures() const { return failures_; }
 
  protected:
-  // Runs the command after everything submitted before it; signals cmd.done when it is over.
+  // Runs the command after cmd.waits (and, in order, after everything submitted before it);
+  // signals cmd.done when it is over, measuring it when cmd.done->timed().
   virtual void submit(Command &&cmd) = 0;
   // Returns once every command submitted before the call has completed.
   virtual void drain() = 0;
 
  private:
-  Ref<Event> submitWithEvent(Command &&cmd);
+  // Gives the command its event and dependencies and submits it. uses: the memory it touches
+  // (null: undeclared, ordered against everything in an out-of-order queue).
+  Ref<Event> submitWithEvent(Command &&cmd, const std::vector<MemoryUse> *uses);
   // Between a view's host copy and its device storage.
   Ref<Event> copyWithin(MemoryView &view, size_t offset, size_t size, bool toDevice);
   void checkView(const MemoryView &view, const char *what) const;
+  void checkComputeEngine(const Kernel &kernel, const char *what) const;
+  void traceOnCompletion(const Command &cmd, const Ref<Event> &done);
 
   Ref<Device> device_;
-  std::mutex failureMutex_;
-  std::optional<std::string> firstFailure_;
+  QueueOptions options_;
+  uint32_t computeTrack_ = 0;  // trace tracks; 0 when not tracing
+  uint32_t copyTrack_ = 0;
+  std::mutex submitMutex_;  // out-of-order queues: dependencies and submission in one order
+  HazardTracker hazards_;
+  std::shared_ptr<FailureLog> failures_ = std::make_shared<FailureLog>();
 };
 
 }  // namespace xpurt::core

@@ -5,6 +5,7 @@
 #include "core/log.hpp"
 #include "cpu_queue.hpp"
 #include "native_module.hpp"
+#include "out_of_order_queue.hpp"
 
 #include <unistd.h>
 
@@ -76,8 +77,10 @@ void CpuDevice::deallocate(void *ptr, XpurtAllocationType) noexcept {
   std::free(ptr);
 }
 
-core::Ref<core::TaskQueue> CpuDevice::createQueue() {
-  return core::makeRef<CpuQueue>(core::Ref<CpuDevice>(this));
+core::Ref<core::TaskQueue> CpuDevice::createQueue(const core::QueueOptions &options) {
+  if (options.outOfOrder)
+    return core::makeRef<OutOfOrderQueue>(core::Ref<CpuDevice>(this), options);
+  return core::makeRef<CpuQueue>(core::Ref<CpuDevice>(this), options);
 }
 
 core::Ref<core::Module> CpuDevice::loadModule(const core::ModuleSource &source,

@@ -16,7 +16,7 @@ class CpuDevice final : public core::Device {
   bool deviceMemoryIsHostMemory() const override { return !separateMemory_; }
   void *allocate(size_t size, XpurtAllocationType type) override;
   void deallocate(void *ptr, XpurtAllocationType type) noexcept override;
-  core::Ref<core::TaskQueue> createQueue() override;
+  core::Ref<core::TaskQueue> createQueue(const core::QueueOptions &options) override;
   core::Ref<core::Module> loadModule(const core::ModuleSource &source,
                                      const core::ModuleOptions &options) override;
 

@@ -1,9 +1,8 @@
 #include "cpu_queue.hpp"
 
+#include "command_execution.hpp"
 #include "core/error.hpp"
-#include "core/log.hpp"
 #include "core/spin_wait.hpp"
-#include "cpu_kernel.hpp"
 #include "tbb_hand_off.hpp"
 
 #include <chrono>
@@ -15,12 +14,6 @@ namespace xpurt::cpu {
 // within this window start in well under a microsecond; after it, a command that nobody waits
 // for pays the executor's wake-up. The cost is one core spinning this long after each burst.
 static constexpr std::chrono::microseconds kIdleSpin{50};
-
-static uint64_t nowNs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 // ---- CommandRunner ----------------------------------------------------------------------
 
@@ -67,23 +60,39 @@ void CommandRunner::finish(core::Command &cmd) {
   if (drainSleepers_.load(std::memory_order_seq_cst) != 0) completed_.notify_all();
 }
 
-bool CommandRunner::runPending() {
-  std::deque<core::Command> batch;
-  {
-    // Take everything queued at once: enqueueing threads then rarely meet the runner here.
-    std::lock_guard lock(mutex_);
-    batch.swap(pending_);
-  }
-  if (batch.empty()) return false;
-  RunningOn running(this);
-  // One arena entry for the whole batch rather than one per launch.
-  auto runBatch = [&] {
-    for (core::Command &cmd : batch) finish(cmd);
+void CommandRunner::runLaunches(std::span<core::Command> launches) {
+  // One arena entry for a run of launches rather than one per launch. Only launches enter the
+  // arena: a copy or callback there would wait for a slot behind another queue's kernel.
+  auto run = [&] {
+    for (core::Command &cmd : launches) finish(cmd);
   };
   TbbHandOff handOff;
   handOff.send();
-  device_->arena().execute(handOff.wrap(runBatch));
+  device_->arena().execute(handOff.wrap(run));
   handOff.joined();
+}
+
+bool CommandRunner::runPending() {
+  std::deque<core::Command> taken;
+  {
+    // Take everything queued at once: enqueueing threads then rarely meet the runner here.
+    std::lock_guard lock(mutex_);
+    taken.swap(pending_);
+  }
+  if (taken.empty()) return false;
+  RunningOn running(this);
+  std::vector<core::Command> batch(std::make_move_iterator(taken.begin()),
+                                   std::make_move_iterator(taken.end()));
+  for (size_t i = 0; i < batch.size();) {
+    size_t j = i;
+    while (j < batch.size() && batch[j].isLaunch()) ++j;
+    if (j > i) {
+      runLaunches(std::span(batch).subspan(i, j - i));
+      i = j;
+    } else {
+      finish(batch[i++]);
+    }
+  }
   return true;
 }
 
@@ -94,22 +103,19 @@ void CommandRunner::helpUntil(const std::function<bool()> &done) {
   RunningOn running(this);
   // One command at a time, and none past what the waiter needs: later commands may depend on
   // what the waiting thread does next.
-  auto runUntilDone = [&] {
-    while (!done()) {
-      core::Command cmd;
-      {
-        std::lock_guard lock(mutex_);
-        if (pending_.empty()) return;
-        cmd = std::move(pending_.front());
-        pending_.pop_front();
-      }
-      finish(cmd);
+  while (!done()) {
+    core::Command cmd;
+    {
+      std::lock_guard lock(mutex_);
+      if (pending_.empty()) return;
+      cmd = std::move(pending_.front());
+      pending_.pop_front();
     }
-  };
-  TbbHandOff handOff;
-  handOff.send();
-  device_->arena().execute(handOff.wrap(runUntilDone));
-  handOff.joined();
+    if (cmd.isLaunch())
+      runLaunches(std::span(&cmd, 1));
+    else
+      finish(cmd);
+  }
 }
 
 void CommandRunner::drain() {
@@ -173,71 +179,14 @@ void CommandRunner::forgetQueue() {
   queue_ = nullptr;
 }
 
-static void fillPattern(std::byte *dst, size_t size, const std::byte *pattern, size_t n) {
-  if (n == 1) {
-    std::memset(dst, static_cast<int>(pattern[0]), size);
-    return;
-  }
-  size_t done = std::min(n, size);
-  std::memcpy(dst, pattern, done);
-  while (done < size) {  // double the filled prefix each step
-    size_t chunk = std::min(done, size - done);
-    std::memcpy(dst + done, dst, chunk);
-    done += chunk;
-  }
-}
-
 void CommandRunner::execute(core::Command &cmd) {
-  using Type = core::Command::Type;
-  if (cmd.type == Type::Barrier) return;  // commands already run one after another
-  uint64_t start = nowNs();
-  std::string failure;
-  try {
-    switch (cmd.type) {
-      case Type::Copy:
-        if (cmd.dst != cmd.src && cmd.size) std::memcpy(cmd.dst, cmd.src, cmd.size);
-        break;
-      case Type::Fill:
-        fillPattern(static_cast<std::byte *>(cmd.dst), cmd.size, cmd.pattern.data(),
-                    cmd.patternSize);
-        break;
-      case Type::Launch:  // already inside the device's arena (see runPending, helpUntil)
-        static_cast<CpuKernel &>(*cmd.kernel).run(cmd.params, cmd.dims);
-        break;
-      case Type::LaunchKernel:
-        static_cast<CpuKernel &>(*cmd.kernel).run(*cmd.args, cmd.range);
-        break;
-      case Type::HostCallback: {
-        // A message an earlier callback set and then succeeded is not this one's.
-        core::takeHostCallbackError();
-        XpurtResult r = cmd.func(cmd.userData);
-        if (r != XPURT_SUCCESS) {
-          std::string why = core::takeHostCallbackError();
-          failure = fmt::format("host callback failed ({}){}{}", xpurtResultString(r),
-                                why.empty() ? "" : ": ", why);
-        }
-        break;
-      }
-      case Type::Barrier:
-        break;
-    }
-  } catch (const std::exception &e) {
-    failure = e.what();
-  }
-  uint64_t time = nowNs() - start;
-  if (failure.empty()) {
-    cmd.done->complete(time);
-  } else {
-    core::log().error("{}", failure);
-    if (queue_) queue_->noteFailure(failure);
-    cmd.done->fail(failure, time);
-  }
+  executeCommand(cmd, queue_ ? queue_->failures().get() : nullptr);
 }
 
 // ---- CpuQueue ---------------------------------------------------------------------------
 
-CpuQueue::CpuQueue(core::Ref<CpuDevice> device)
-    : core::TaskQueue(device), runner_(std::make_shared<CommandRunner>(device, *this)) {
+CpuQueue::CpuQueue(core::Ref<CpuDevice> device, const core::QueueOptions &options)
+    : core::TaskQueue(device, options), runner_(std::make_shared<CommandRunner>(device, *this)) {
   executor_ = std::thread([runner = runner_] { runner->executorLoop(); });
 }
 

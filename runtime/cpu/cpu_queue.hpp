@@ -1,8 +1,10 @@
-// The CPU task queue. Commands run one after another, in the order they were enqueued, on one
-// thread at a time: the queue's executor thread, or a thread that waits for one of them (it
-// runs the queued work itself instead of sleeping while the executor wakes). Launches run
-// inside the device's oneTBB arena, where that thread and the arena's workers share the tasks.
-// Enqueueing never waits for work.
+// The CPU in-order task queue. Commands run one after another, in the order they were enqueued,
+// on one thread at a time: the queue's executor thread, or a thread that waits for one of them
+// (it runs the queued work itself instead of sleeping while the executor wakes). Launches run
+// inside the device's oneTBB arena, where that thread and the arena's workers share the tasks;
+// copies, fills and callbacks run outside it, so they never wait for a slot behind another
+// queue's kernel. A copy queue is this queue without launches: its copies run on its own
+// thread. Enqueueing never waits for work.
 #pragma once
 
 #include "core/task_queue.hpp"
@@ -12,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 
 namespace xpurt::cpu {
@@ -40,6 +43,7 @@ class CommandRunner final : public core::WaitHelper {
  private:
   // Takes every pending command and runs it; runMutex_ must be held. False if there were none.
   bool runPending();
+  void runLaunches(std::span<core::Command> launches);
   // Runs one command and signals its completion.
   void finish(core::Command &cmd);
   void execute(core::Command &cmd);
@@ -61,7 +65,7 @@ class CommandRunner final : public core::WaitHelper {
 
 class CpuQueue final : public core::TaskQueue {
  public:
-  explicit CpuQueue(core::Ref<CpuDevice> device);
+  CpuQueue(core::Ref<CpuDevice> device, const core::QueueOptions &options);
   // Every queued command still runs: the destructor waits for them, except in a host callback
   // of this queue (which cannot wait for itself): then the executor finishes them on its own.
   ~CpuQueue() override;

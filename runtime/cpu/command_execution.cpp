@@ -1,0 +1,82 @@
+#include "command_execution.hpp"
+
+#include "core/log.hpp"
+#include "cpu_kernel.hpp"
+
+#include <chrono>
+#include <cstring>
+
+namespace xpurt::cpu {
+
+static uint64_t nowNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+static void fillPattern(std::byte *dst, size_t size, const std::byte *pattern, size_t n) {
+  if (n == 1) {
+    std::memset(dst, static_cast<int>(pattern[0]), size);
+    return;
+  }
+  size_t done = std::min(n, size);
+  std::memcpy(dst, pattern, done);
+  while (done < size) {  // double the filled prefix each step
+    size_t chunk = std::min(done, size - done);
+    std::memcpy(dst + done, dst, chunk);
+    done += chunk;
+  }
+}
+
+void executeCommand(core::Command &cmd, core::FailureLog *failures) {
+  using Type = core::Command::Type;
+  bool timed = cmd.done && cmd.done->timed();
+  core::CommandTimes times;
+  if (timed) times.startNs = nowNs();
+  // A failed dependency does not fail this command: its own failure is reported where it ran.
+  for (const core::Ref<core::Event> &w : cmd.waits) w->wait();
+  std::string failure;
+  try {
+    switch (cmd.type) {
+      case Type::Copy:
+        if (cmd.dst != cmd.src && cmd.size) std::memcpy(cmd.dst, cmd.src, cmd.size);
+        break;
+      case Type::Fill:
+        fillPattern(static_cast<std::byte *>(cmd.dst), cmd.size, cmd.patternBytes(),
+                    cmd.patternSize);
+        break;
+      case Type::Launch:
+        static_cast<CpuKernel &>(*cmd.kernel).run(cmd.params, cmd.dims);
+        break;
+      case Type::LaunchKernel:
+        static_cast<CpuKernel &>(*cmd.kernel).run(*cmd.args, cmd.range);
+        break;
+      case Type::HostCallback: {
+        // A message an earlier callback set and then succeeded is not this one's.
+        core::takeHostCallbackError();
+        XpurtResult r = cmd.func(cmd.userData);
+        if (r != XPURT_SUCCESS) {
+          std::string why = core::takeHostCallbackError();
+          failure = fmt::format("host callback failed ({}){}{}", xpurtResultString(r),
+                                why.empty() ? "" : ": ", why);
+        }
+        break;
+      }
+      case Type::Barrier:
+        break;
+    }
+  } catch (const std::exception &e) {
+    failure = e.what();
+  }
+  if (!cmd.done) return;
+  if (timed) times.endNs = nowNs();
+  if (failure.empty()) {
+    cmd.done->complete(times);
+  } else {
+    core::log().error("{}", failure);
+    if (failures) failures->note(failure);
+    cmd.done->fail(failure, times);
+  }
+}
+
+}  // namespace xpurt::cpu

@@ -1,0 +1,188 @@
+#include "out_of_order_queue.hpp"
+
+#include "command_execution.hpp"
+#include "core/error.hpp"
+#include "tbb_hand_off.hpp"
+
+#include <vector>
+
+namespace xpurt::cpu {
+
+// The runner whose engine this thread is, or whose launch it runs: a host callback's queue.
+static thread_local const OutOfOrderRunner *engineOf = nullptr;
+
+namespace {
+class OnEngine {
+ public:
+  explicit OnEngine(const OutOfOrderRunner *runner) : saved_(engineOf) { engineOf = runner; }
+  ~OnEngine() { engineOf = saved_; }
+
+ private:
+  const OutOfOrderRunner *saved_;
+};
+}  // namespace
+
+bool OutOfOrderRunner::onOwnEngine() const {
+  return engineOf == this;
+}
+
+void OutOfOrderRunner::start() {
+  auto self = shared_from_this();
+  copyEngine_ = std::thread([self] { self->copyEngineLoop(); });
+  computeEngine_ = std::thread([self] { self->computeEngineLoop(); });
+}
+
+void OutOfOrderRunner::submit(core::Command &&cmd) {
+  auto *node = new Node{std::move(cmd)};
+  {
+    std::lock_guard lock(mutex_);
+    ++submitted_;
+  }
+  node->unmet.store(static_cast<uint32_t>(node->cmd.waits.size()) + 1, std::memory_order_relaxed);
+  // Completed waits are dropped: a command holds references only to what it still needs.
+  std::vector<core::Ref<core::Event>> waits = std::move(node->cmd.waits);
+  node->cmd.waits.clear();
+  auto self = shared_from_this();
+  for (core::Ref<core::Event> &w : waits) w->then([self, node] { self->dependencyMet(node); });
+  dependencyMet(node);
+}
+
+void OutOfOrderRunner::dependencyMet(Node *node) {
+  if (node->unmet.fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(node);
+}
+
+void OutOfOrderRunner::dispatch(Node *node) {
+  using Type = core::Command::Type;
+  if (node->cmd.type == Type::Barrier) {
+    finish(node);  // nothing to run: its event completes, which releases what depends on it
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  if (node->cmd.isLaunch()) {
+    // A launch made ready by a launch of this queue starts at once beside the others; one made
+    // ready from elsewhere joins at the compute engine's next round.
+    if (activeGroup_ && onOwnEngine()) {
+      activeGroup_->run([this, node] { finish(node); });
+      return;
+    }
+    computeReady_.push_back(node);
+  } else {
+    copyReady_.push_back(node);
+  }
+  wake_.notify_all();
+}
+
+void OutOfOrderRunner::finish(Node *node) {
+  {
+    OnEngine on(this);
+    executeCommand(node->cmd, failures_.get());
+  }
+  delete node;  // drops the command's references before the count says it is complete
+  std::lock_guard lock(mutex_);
+  ++completed_;
+  drained_.notify_all();
+  if (stopping_) wake_.notify_all();
+}
+
+bool OutOfOrderRunner::idleAndStopping() const {
+  return stopping_ && completed_ == submitted_;
+}
+
+void OutOfOrderRunner::copyEngineLoop() {
+  OnEngine on(this);
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] { return !copyReady_.empty() || idleAndStopping(); });
+    if (copyReady_.empty()) return;
+    Node *node = copyReady_.front();
+    copyReady_.pop_front();
+    lock.unlock();
+    finish(node);
+    lock.lock();
+  }
+}
+
+void OutOfOrderRunner::computeEngineLoop() {
+  OnEngine on(this);
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] { return !computeReady_.empty() || idleAndStopping(); });
+    if (computeReady_.empty()) return;
+    lock.unlock();
+    auto runReady = [&] {
+      tbb::task_group group;
+      {
+        std::lock_guard hold(mutex_);
+        activeGroup_ = &group;
+        for (Node *node : computeReady_) group.run([this, node] { finish(node); });
+        computeReady_.clear();
+      }
+      group.wait();
+      {
+        std::lock_guard hold(mutex_);
+        activeGroup_ = nullptr;
+      }
+      group.wait();  // a launch started between the first wait's end and the line above
+    };
+    TbbHandOff handOff;
+    handOff.send();
+    device_->arena().execute(handOff.wrap(runReady));
+    handOff.joined();
+    lock.lock();
+  }
+}
+
+void OutOfOrderRunner::helpUntil(const std::function<bool()> &) {
+  if (onOwnEngine())
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "waiting for a future of an out-of-order queue from a host callback or launch of "
+               "the same queue: its engine is busy with the callback and may be what the future "
+               "needs. Wait from another thread or on another queue");
+}
+
+void OutOfOrderRunner::drain() {
+  if (onOwnEngine())
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "xpurtSync from a host callback of the same queue would wait for itself; sync from "
+               "another thread");
+  std::unique_lock lock(mutex_);
+  uint64_t target = submitted_;
+  drained_.wait(lock, [&] { return completed_ >= target; });
+}
+
+void OutOfOrderRunner::stopAndJoin() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    wake_.notify_all();
+  }
+  if (onOwnEngine()) {
+    // A callback of this queue dropped its last reference: its engine cannot wait for itself.
+    // The engines own the runner; they finish what is queued and end by themselves.
+    copyEngine_.detach();
+    computeEngine_.detach();
+  } else {
+    copyEngine_.join();
+    computeEngine_.join();
+  }
+}
+
+// ---- OutOfOrderQueue --------------------------------------------------------------------
+
+OutOfOrderQueue::OutOfOrderQueue(core::Ref<CpuDevice> device, const core::QueueOptions &options)
+    : core::TaskQueue(device, options),
+      runner_(std::make_shared<OutOfOrderRunner>(device, failures())) {
+  runner_->start();
+}
+
+OutOfOrderQueue::~OutOfOrderQueue() {
+  // Every queued command still runs and every future completes.
+  runner_->stopAndJoin();
+}
+
+void OutOfOrderQueue::submit(core::Command &&cmd) {
+  if (cmd.done) cmd.done->setWaitHelper(runner_);
+  runner_->submit(std::move(cmd));
+}
+
+}  // namespace xpurt::cpu

@@ -1,0 +1,79 @@
+// The CPU out-of-order task queue. A command runs once the events it waits for (worked out by
+// core::TaskQueue from declared accesses, barriers and waits) have completed, on one of two
+// engines: copies, fills and host callbacks on the queue's copy thread; launches on the
+// compute thread, which runs every launch that is ready at once side by side in the device's
+// arena. A copy and a kernel of one queue therefore overlap, as on a GPU's copy and compute
+// engines.
+#pragma once
+
+#include "core/task_queue.hpp"
+#include "cpu_device.hpp"
+
+#include <oneapi/tbb/task_group.h>
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace xpurt::cpu {
+
+class OutOfOrderRunner final : public core::WaitHelper,
+                               public std::enable_shared_from_this<OutOfOrderRunner> {
+ public:
+  OutOfOrderRunner(core::Ref<CpuDevice> device, std::shared_ptr<core::FailureLog> failures)
+      : device_(std::move(device)), failures_(std::move(failures)) {}
+
+  void start();
+  void submit(core::Command &&cmd);
+  // Nothing to run on the waiting thread (the engines run everything); refuses waits that
+  // could never end.
+  void helpUntil(const std::function<bool()> &done) override;
+  void drain();
+  // Ends the engines once every submitted command has run, and joins them (from one of them:
+  // lets them end by themselves).
+  void stopAndJoin();
+  bool onOwnEngine() const;
+
+ private:
+  struct Node {
+    core::Command cmd;
+    std::atomic<uint32_t> unmet{1};  // waits not yet complete, plus one for submit itself
+  };
+  void dependencyMet(Node *node);
+  void dispatch(Node *node);
+  void finish(Node *node);
+  void copyEngineLoop();
+  void computeEngineLoop();
+  bool idleAndStopping() const;  // mutex_ held
+
+  core::Ref<CpuDevice> device_;
+  std::shared_ptr<core::FailureLog> failures_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;     // the engines: work, or the stop
+  std::condition_variable drained_;  // drain(): completions
+  std::deque<Node *> copyReady_;
+  std::deque<Node *> computeReady_;
+  tbb::task_group *activeGroup_ = nullptr;  // the compute engine's launches in flight
+  uint64_t submitted_ = 0;
+  uint64_t completed_ = 0;
+  bool stopping_ = false;
+  std::thread copyEngine_, computeEngine_;
+};
+
+class OutOfOrderQueue final : public core::TaskQueue {
+ public:
+  OutOfOrderQueue(core::Ref<CpuDevice> device, const core::QueueOptions &options);
+  ~OutOfOrderQueue() override;
+
+ protected:
+  void submit(core::Command &&cmd) override;
+  void drain() override { runner_->drain(); }
+
+ private:
+  std::shared_ptr<OutOfOrderRunner> runner_;
+};
+
+}  // namespace xpurt::cpu
