@@ -253,11 +253,12 @@ typedef enum XpurtKernelArgKind {
 
 typedef struct XpurtKernelArg {
   XpurtKernelArgKind kind;
-  size_t size;          /* VALUE: bytes at value; LOCAL: bytes per work-group */
+  size_t size;          /* VALUE: bytes at value; LOCAL: bytes per work-group; MEMORY_VIEW:
+                           bytes the kernel touches from offset (0: to the end of the view) */
   const void *value;    /* VALUE: copied when the launch is enqueued */
   XpurtMemoryView view; /* MEMORY_VIEW */
   size_t offset;        /* MEMORY_VIEW: added to the view's device pointer */
-  XpurtAccess access;   /* MEMORY_VIEW: what the kernel does with [offset, end of view) */
+  XpurtAccess access;   /* MEMORY_VIEW: what the kernel does with those bytes */
 } XpurtKernelArg;
 
 /* The general launch, for kernels that take several arguments (OpenCL C, other compilers):

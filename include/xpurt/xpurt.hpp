@@ -312,11 +312,30 @@ class Kernel : public detail::Handle<XpurtKernel> {
 
 // An argument of a general launch: a memory view (its device pointer), a value (copied), or
 // __local memory of some size per work-group.
+// What a command does with memory; an out-of-order queue orders commands by it.
+enum class Access {
+  ReadWrite = XPURT_ACCESS_READ_WRITE,
+  Read = XPURT_ACCESS_READ,
+  Write = XPURT_ACCESS_WRITE
+};
+
 class Arg {
  public:
-  Arg(const MemoryView &view, size_t offset = 0) : kind_(XPURT_KERNEL_ARG_MEMORY_VIEW) {
+  // The view's device pointer plus offset; the kernel touches `bytes` from there (0: to the
+  // end of the view) with `access`.
+  Arg(const MemoryView &view, size_t offset = 0, Access access = Access::ReadWrite,
+      size_t bytes = 0)
+      : kind_(XPURT_KERNEL_ARG_MEMORY_VIEW), access_(access) {
     view_ = view.handle();
     offset_ = offset;
+    viewBytes_ = bytes;
+  }
+  // A view the kernel only reads, or only writes.
+  static Arg read(const MemoryView &view, size_t offset = 0, size_t bytes = 0) {
+    return Arg(view, offset, Access::Read, bytes);
+  }
+  static Arg write(const MemoryView &view, size_t offset = 0, size_t bytes = 0) {
+    return Arg(view, offset, Access::Write, bytes);
   }
   template <class T, class = std::enable_if_t<!std::is_base_of_v<MemoryView, T> &&
                                               std::is_trivially_copyable_v<T>>>
@@ -332,19 +351,23 @@ class Arg {
   XpurtKernelArg toC() const {
     XpurtKernelArg c{};
     c.kind = kind_;
-    c.size = kind_ == XPURT_KERNEL_ARG_LOCAL ? localBytes_ : value_.size();
+    c.size = kind_ == XPURT_KERNEL_ARG_LOCAL         ? localBytes_
+             : kind_ == XPURT_KERNEL_ARG_MEMORY_VIEW ? viewBytes_
+                                                     : value_.size();
     c.value = value_.empty() ? nullptr : value_.data();
     c.view = view_;
     c.offset = offset_;
+    c.access = static_cast<XpurtAccess>(access_);
     return c;
   }
 
  private:
   Arg() = default;
   XpurtKernelArgKind kind_ = XPURT_KERNEL_ARG_VALUE;
+  Access access_ = Access::ReadWrite;
   std::vector<unsigned char> value_;
   XpurtMemoryView view_ = nullptr;
-  size_t offset_ = 0, localBytes_ = 0;
+  size_t offset_ = 0, localBytes_ = 0, viewBytes_ = 0;
 };
 
 // The work-items of a general launch: global size, optional local size and offset.
@@ -370,11 +393,46 @@ class Range {
   bool hasLocal_ = false;
 };
 
+// A range of a view a task launch reads or writes through its params.
+struct ViewAccess {
+  ViewAccess(const MemoryView &view, Access access, size_t offset = 0,
+             size_t bytes = XPURT_WHOLE_SIZE)
+      : c{view.handle(), offset, bytes, static_cast<XpurtAccess>(access)} {}
+  XpurtViewAccess c;
+};
+
+enum class Engine {
+  Any = XPURT_ENGINE_ANY,
+  Compute = XPURT_ENGINE_COMPUTE,
+  Copy = XPURT_ENGINE_COPY
+};
+
+struct QueueOptions {
+  Engine engine = Engine::Any;
+  bool outOfOrder = false;  // run commands as their declared accesses, waits and barriers allow
+  bool profiling = false;   // futures carry device times
+};
+
 class TaskQueue : public detail::Handle<XpurtTaskQueue> {
  public:
+  // In order, any engine, profiling on: ISPCRT's queue.
   explicit TaskQueue(const Device &device) {
     detail::check(xpurtNewTaskQueue(device.handle(), &h_));
   }
+  TaskQueue(const Device &device, const QueueOptions &options) {
+    XpurtQueueOptions o{sizeof(XpurtQueueOptions), static_cast<XpurtEngine>(options.engine),
+                        (options.outOfOrder ? XPURT_QUEUE_FLAG_OUT_OF_ORDER : 0u) |
+                            (options.profiling ? XPURT_QUEUE_FLAG_PROFILING : 0u)};
+    detail::check(xpurtNewTaskQueueWithOptions(device.handle(), &o, &h_));
+  }
+
+  // Every command enqueued after this runs after the futures (of any queue) complete.
+  void wait(std::initializer_list<std::reference_wrapper<const Future>> futures) {
+    std::vector<XpurtFuture> c;
+    for (const Future &f : futures) c.push_back(f.handle());
+    detail::check(xpurtQueueWaitFutures(h_, static_cast<uint32_t>(c.size()), c.data()));
+  }
+  void wait(const Future &future) { wait({std::cref(future)}); }
 
   Future copyToDevice(const MemoryView &view, size_t offset = 0, size_t bytes = XPURT_WHOLE_SIZE) {
     return enqueue(
@@ -404,6 +462,17 @@ class TaskQueue : public detail::Handle<XpurtTaskQueue> {
   }
   Future launch(const Kernel &kernel, size_t d0, size_t d1 = 1, size_t d2 = 1) {
     return launch(kernel, nullptr, d0, d1, d2);
+  }
+  // A task launch that declares the memory it reads and writes through params.
+  Future launch(const Kernel &kernel, const MemoryView &params,
+                std::initializer_list<ViewAccess> accesses, size_t d0, size_t d1 = 1,
+                size_t d2 = 1) {
+    std::vector<XpurtViewAccess> c;
+    for (const ViewAccess &a : accesses) c.push_back(a.c);
+    return enqueue([&](XpurtFuture *f) {
+      return xpurtLaunchWithAccess(h_, kernel.handle(), params.handle(),
+                                   static_cast<uint32_t>(c.size()), c.data(), d0, d1, d2, f);
+    });
   }
   // A general launch: arguments by position, checked against the kernel's signature.
   Future launch(const Kernel &kernel, const Range &range, std::initializer_list<Arg> args) {

@@ -361,11 +361,13 @@ Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inp
           fail(XPURT_ERROR_INVALID_ARGUMENT, "launchKernel '{}': argument {} has no memory view",
                kernel.name(), i);
         checkView(*in.view, "launchKernel");
-        if (in.offset > in.view->size())
+        if (in.offset > in.view->size() || (in.size && in.size > in.view->size() - in.offset))
           fail(XPURT_ERROR_OUT_OF_RANGE,
-               "launchKernel '{}': argument {} points {} bytes into a {}-byte memory view",
-               kernel.name(), i, in.offset, in.view->size());
-        addAccess(uses, *in.view, in.offset, in.view->size() - in.offset,
+               "launchKernel '{}': argument {} names {} bytes {} bytes into a {}-byte memory "
+               "view",
+               kernel.name(), i, in.size ? in.size : in.view->size() - in.offset, in.offset,
+               in.view->size());
+        addAccess(uses, *in.view, in.offset, in.size ? in.size : in.view->size() - in.offset,
                   checkedAccess(in.access, "launchKernel", kernel.name(), i));
         void *p = static_cast<std::byte *>(in.view->devicePtr()) + in.offset;
         arg.size = sizeof p;

@@ -1,6 +1,7 @@
 #include "command_execution.hpp"
 
 #include "core/log.hpp"
+#include "cpu_device.hpp"
 #include "cpu_kernel.hpp"
 
 #include <chrono>
@@ -77,6 +78,17 @@ void executeCommand(core::Command &cmd, core::FailureLog *failures) {
     if (failures) failures->note(failure);
     cmd.done->fail(failure, times);
   }
+}
+
+}  // namespace xpurt::cpu
+
+namespace xpurt::cpu {
+
+void executeOnCopyEngine(CpuDevice &device, core::Command &cmd, core::FailureLog *failures) {
+  bool copying = cmd.type == core::Command::Type::Copy || cmd.type == core::Command::Type::Fill;
+  if (copying) device.copyEngineCopying(true);
+  executeCommand(cmd, failures);
+  if (copying) device.copyEngineCopying(false);
 }
 
 }  // namespace xpurt::cpu

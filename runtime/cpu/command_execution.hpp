@@ -11,4 +11,8 @@ namespace xpurt::cpu {
 // inside the device's arena.
 void executeCommand(core::Command &cmd, core::FailureLog *failures);
 
+class CpuDevice;
+// executeCommand on a copy engine: copies and fills count as the device's copy engine copying.
+void executeOnCopyEngine(CpuDevice &device, core::Command &cmd, core::FailureLog *failures);
+
 }  // namespace xpurt::cpu

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +57,7 @@ CpuDevice::CpuDevice(core::Backend &backend, XpurtDeviceInfo info,
                     core::envChoice("XPURT_CPU_DEVICE_MEMORY", {"host", "separate"}, 0) == 1;
   info_.deviceMemoryIsHostMemory = !separateMemory_;
   arena_.initialize(static_cast<int>(info_.computeUnits));
+  sharedArena_.initialize(static_cast<int>(std::max(1u, info_.computeUnits - 1)));
   core::log().debug("CPU device '{}': {} threads, device memory {}", info_.name, info_.computeUnits,
                     separateMemory_ ? "separate" : "is host memory");
 }

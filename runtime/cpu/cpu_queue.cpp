@@ -68,7 +68,7 @@ void CommandRunner::runLaunches(std::span<core::Command> launches) {
   };
   TbbHandOff handOff;
   handOff.send();
-  device_->arena().execute(handOff.wrap(run));
+  device_->arenaForLaunch().execute(handOff.wrap(run));
   handOff.joined();
 }
 
@@ -180,13 +180,18 @@ void CommandRunner::forgetQueue() {
 }
 
 void CommandRunner::execute(core::Command &cmd) {
-  executeCommand(cmd, queue_ ? queue_->failures().get() : nullptr);
+  core::FailureLog *failures = queue_ ? queue_->failures().get() : nullptr;
+  if (copyEngine_)
+    executeOnCopyEngine(*device_, cmd, failures);
+  else
+    executeCommand(cmd, failures);
 }
 
 // ---- CpuQueue ---------------------------------------------------------------------------
 
 CpuQueue::CpuQueue(core::Ref<CpuDevice> device, const core::QueueOptions &options)
-    : core::TaskQueue(device, options), runner_(std::make_shared<CommandRunner>(device, *this)) {
+    : core::TaskQueue(device, options),
+      runner_(std::make_shared<CommandRunner>(device, *this, options.engine == XPURT_ENGINE_COPY)) {
   executor_ = std::thread([runner = runner_] { runner->executorLoop(); });
 }
 

@@ -23,8 +23,8 @@ namespace xpurt::cpu {
 // use it to help when waited on.
 class CommandRunner final : public core::WaitHelper {
  public:
-  CommandRunner(core::Ref<CpuDevice> device, core::TaskQueue &queue)
-      : device_(std::move(device)), queue_(&queue) {}
+  CommandRunner(core::Ref<CpuDevice> device, core::TaskQueue &queue, bool copyEngine)
+      : device_(std::move(device)), queue_(&queue), copyEngine_(copyEngine) {}
 
   void push(core::Command &&cmd);
   void helpUntil(const std::function<bool()> &done) override;
@@ -52,6 +52,7 @@ class CommandRunner final : public core::WaitHelper {
   core::Ref<CpuDevice> device_;
   std::mutex runMutex_;     // held by the one thread running commands
   core::TaskQueue *queue_;  // guarded by runMutex_; null once the queue is gone
+  const bool copyEngine_;   // a copy queue's runner
 
   std::mutex mutex_;  // guards the two below
   std::deque<core::Command> pending_;

@@ -75,7 +75,10 @@ void OutOfOrderRunner::dispatch(Node *node) {
 void OutOfOrderRunner::finish(Node *node) {
   {
     OnEngine on(this);
-    executeCommand(node->cmd, failures_.get());
+    if (node->cmd.isLaunch())
+      executeCommand(node->cmd, failures_.get());
+    else
+      executeOnCopyEngine(*device_, node->cmd, failures_.get());
   }
   delete node;  // drops the command's references before the count says it is complete
   std::lock_guard lock(mutex_);
@@ -126,7 +129,7 @@ void OutOfOrderRunner::computeEngineLoop() {
     };
     TbbHandOff handOff;
     handOff.send();
-    device_->arena().execute(handOff.wrap(runReady));
+    device_->arenaForLaunch().execute(handOff.wrap(runReady));
     handOff.joined();
     lock.lock();
   }

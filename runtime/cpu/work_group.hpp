@@ -18,7 +18,7 @@ struct WorkGroupContext {
   uint64_t globalOffset[3];
   uint64_t numGroups[3];
   uint32_t workDim;
-  uint32_t divergent;  // set by the function: its work-items parted at a barrier
+  uint32_t divergent;   // set by the function: its work-items parted at a barrier
   uint64_t localBytes;  // the group's __local memory
 };
 
