@@ -2,6 +2,7 @@
 #include "api_common.hpp"
 #include "core/device_selection.hpp"
 #include "core/log.hpp"
+#include "core/trace.hpp"
 
 using namespace xpurt;
 
@@ -9,8 +10,10 @@ namespace {
 
 // Device discovery is where configuration is (re)read, so a fixed environment variable takes
 // effect without restarting the process.
+// The variables read once for the process; a bad value fails the first device call.
 void readConfig() {
   core::applyLogLevelFromEnv();
+  core::trace::enabled();  // opens XPURT_TRACE's file, or says why it cannot
 }
 
 core::DeviceOptions deviceOptions(const XpurtDeviceOptions *options) {

@@ -59,13 +59,14 @@ void OutOfOrderRunner::dispatch(Node *node) {
   }
   std::lock_guard lock(mutex_);
   if (node->cmd.isLaunch()) {
-    // A launch made ready by a launch of this queue starts at once beside the others; one made
-    // ready from elsewhere joins at the compute engine's next round.
-    if (activeGroup_ && onOwnEngine()) {
-      activeGroup_->run([this, node] { finish(node); });
-      return;
-    }
-    computeReady_.push_back(node);
+    // Into the arena at once, from whichever thread made it ready, beside the launches already
+    // running there; the compute engine joins the arena while launches are in flight.
+    ++launchesInFlight_;
+    device_->arena().enqueue(group_->defer([this, node] {
+      finish(node);
+      std::lock_guard done(mutex_);
+      if (--launchesInFlight_ == 0) wake_.notify_all();
+    }));
   } else {
     copyReady_.push_back(node);
   }
@@ -109,30 +110,20 @@ void OutOfOrderRunner::computeEngineLoop() {
   OnEngine on(this);
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [&] { return !computeReady_.empty() || idleAndStopping(); });
-    if (computeReady_.empty()) return;
+    wake_.wait(lock, [&] { return launchesInFlight_ > 0 || idleAndStopping(); });
+    if (launchesInFlight_ == 0) break;
     lock.unlock();
-    auto runReady = [&] {
-      tbb::task_group group;
-      {
-        std::lock_guard hold(mutex_);
-        activeGroup_ = &group;
-        for (Node *node : computeReady_) group.run([this, node] { finish(node); });
-        computeReady_.clear();
-      }
-      group.wait();
-      {
-        std::lock_guard hold(mutex_);
-        activeGroup_ = nullptr;
-      }
-      group.wait();  // a launch started between the first wait's end and the line above
-    };
+    // A thread of the arena while launches run: without it, they would have the arena's
+    // workers only (one fewer than its threads).
+    auto helpLaunches = [&] { group_->wait(); };
     TbbHandOff handOff;
     handOff.send();
-    device_->arenaForLaunch().execute(handOff.wrap(runReady));
+    device_->arena().execute(handOff.wrap(helpLaunches));
     handOff.joined();
     lock.lock();
   }
+  lock.unlock();
+  group_->wait();  // every launch task has ended, not just finished its command
 }
 
 void OutOfOrderRunner::helpUntil(const std::function<bool()> &) {

@@ -1,8 +1,8 @@
 // The CPU out-of-order task queue. A command runs once the events it waits for (worked out by
 // core::TaskQueue from declared accesses, barriers and waits) have completed, on one of two
-// engines: copies, fills and host callbacks on the queue's copy thread; launches on the
-// compute thread, which runs every launch that is ready at once side by side in the device's
-// arena. A copy and a kernel of one queue therefore overlap, as on a GPU's copy and compute
+// engines: copies, fills and host callbacks on the queue's copy thread; launches as tasks in
+// the device's arena, side by side with each other, joined by the queue's compute thread while
+// any run. A copy and a kernel of one queue therefore overlap, as on a GPU's copy and compute
 // engines.
 #pragma once
 
@@ -55,8 +55,9 @@ class OutOfOrderRunner final : public core::WaitHelper,
   std::condition_variable wake_;     // the engines: work, or the stop
   std::condition_variable drained_;  // drain(): completions
   std::deque<Node *> copyReady_;
-  std::deque<Node *> computeReady_;
-  tbb::task_group *activeGroup_ = nullptr;  // the compute engine's launches in flight
+  // Every launch task of this queue (held by pointer: its destructor may throw).
+  std::unique_ptr<tbb::task_group> group_ = std::make_unique<tbb::task_group>();
+  uint32_t launchesInFlight_ = 0;  // enqueued to the arena, not yet finished
   uint64_t submitted_ = 0;
   uint64_t completed_ = 0;
   bool stopping_ = false;

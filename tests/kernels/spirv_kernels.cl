@@ -190,3 +190,21 @@ kernel void add_double4(global double4 *data) {
   size_t i = get_global_id(0);
   data[i] += (double4)(1.0, 2.0, 3.0, 4.0);
 }
+
+// Dependency tests: a kernel that holds its work until the host opens the gate, and simple
+// element-wise steps whose results show the order commands ran in.
+kernel void gated_fill(volatile global const int *gate, global int *out, int value) {
+  while (*gate == 0) {
+  }
+  out[get_global_id(0)] = value;
+}
+
+kernel void gated_copy(volatile global const int *gate, global const int *in, global int *out) {
+  while (*gate == 0) {
+  }
+  out[get_global_id(0)] = in[get_global_id(0)];
+}
+
+kernel void add_int(global const int *in, global int *out, int add) {
+  out[get_global_id(0)] = in[get_global_id(0)] + add;
+}
