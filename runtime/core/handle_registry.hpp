@@ -1,12 +1,16 @@
 // The set of objects that handles currently name. Lets every API entry point tell a live handle
-// from a NULL, released or foreign pointer without touching the memory behind it.
+// from a NULL, released or foreign pointer without touching the memory behind it. A handle is
+// a number, not the object's address: numbers are never reused, so a handle released and then
+// used again is reported as released even when a new object lives at the old address.
 #pragma once
 
 #include "object.hpp"
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
-#include <unordered_set>
+#include <unordered_map>
 
 namespace xpurt::core {
 
@@ -26,10 +30,11 @@ class HandleRegistry {
   // Sharded so that threads working on different objects do not contend on one lock.
   struct alignas(64) Shard {
     std::mutex mutex;
-    std::unordered_set<const Object *> live;
+    std::unordered_map<uintptr_t, Object *> live;  // handle -> object
   };
-  Shard &shardFor(const void *handle);
+  Shard &shardFor(uintptr_t handle);
   std::array<Shard, 64> shards_;
+  std::atomic<uintptr_t> nextSerial_{1};
 };
 
 }  // namespace xpurt::core

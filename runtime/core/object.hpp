@@ -29,6 +29,7 @@ class Object {
   friend class HandleRegistry;
   mutable std::atomic<uint32_t> refs_{1};  // internal and handle references together
   uint32_t handleRefs_ = 0;                // references held by handles; guarded by the registry
+  uintptr_t handle_ = 0;                   // the handle while handleRefs_ > 0
   const ObjectKind kind_;
 };
 

@@ -62,7 +62,9 @@ void OutOfOrderRunner::dispatch(Node *node) {
     // Into the arena at once, from whichever thread made it ready, beside the launches already
     // running there; the compute engine joins the arena while launches are in flight.
     ++launchesInFlight_;
+    TbbHandOff::sendTask(node);
     device_->arena().enqueue(group_->defer([this, node] {
+      TbbHandOff::receiveTask(node);
       finish(node);
       std::lock_guard done(mutex_);
       if (--launchesInFlight_ == 0) wake_.notify_all();

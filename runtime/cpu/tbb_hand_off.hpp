@@ -39,6 +39,11 @@ class TbbHandOff {
   // After the tasks have been joined: what they did happens before what follows.
   void joined() { acquire(&fromTasks_); }
 
+  // For a task handed over alone (task_arena::enqueue): the sender calls sendTask(t) before,
+  // the task receiveTask(t) first, with the same token (the task's own data).
+  static void sendTask(void *token) { release(static_cast<char *>(token)); }
+  static void receiveTask(void *token) { acquire(static_cast<char *>(token)); }
+
  private:
   struct Finished {
     TbbHandOff *handOff;

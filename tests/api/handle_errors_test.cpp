@@ -1,6 +1,8 @@
 // NULL, released and mistyped handles; NULL out-pointers; the error function.
 #include "c_api_fixture.hpp"
 
+#include <vector>
+
 namespace xpurt::test {
 namespace {
 
@@ -34,6 +36,27 @@ TEST_F(HandleErrors, ReleasedHandlesAreRejected) {
   EXPECT_XPURT(XPURT_ERROR_INVALID_HANDLE, xpurtRelease(view));  // twice
   int notAHandle = 0;
   EXPECT_XPURT(XPURT_ERROR_INVALID_HANDLE, xpurtRetain(&notAHandle));
+  expectUsable();
+}
+
+// The allocator hands a freed object's memory to the next object of its size: the released
+// handle must not then name the new object.
+TEST_F(HandleErrors, AReleasedHandleStaysReleasedWhenItsMemoryIsReused) {
+  XpurtMemoryView old = nullptr;
+  ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 64, XPURT_ALLOC_TYPE_SHARED, &old), XPURT_SUCCESS);
+  ASSERT_EQ(xpurtRelease(old), XPURT_SUCCESS);
+  std::vector<XpurtMemoryView> fresh(64);
+  for (auto &v : fresh)
+    ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 128, XPURT_ALLOC_TYPE_SHARED, &v), XPURT_SUCCESS);
+  size_t size = 0;
+  EXPECT_XPURT(XPURT_ERROR_INVALID_HANDLE, xpurtSize(old, &size));
+  EXPECT_TRUE(contains(lastMessage(), "released")) << lastMessage();
+  for (auto v : fresh) {
+    EXPECT_NE(v, old);
+    EXPECT_XPURT(XPURT_SUCCESS, xpurtSize(v, &size));
+    EXPECT_EQ(size, 128u);
+    xpurtRelease(v);
+  }
   expectUsable();
 }
 

@@ -113,20 +113,23 @@ TEST_P(ConcurrencyTest, ObjectsAreCreatedAndReleasedFromManyThreads) {
 TEST_P(ConcurrencyTest, ShortRoundTripsNeverHang) {
   Kernel empty(module, "empty");
   std::vector<std::thread> threads;
+  std::atomic<int> incomplete{0};  // futures not complete once their sync or wait returned
   for (int t = 0; t < 2; ++t)
     threads.emplace_back([&, t] {
       TaskQueue own(device);
       for (int i = 0; i < 50000; ++i) {
-        own.launch(empty, 1);
+        Future f = own.launch(empty, 1);
         if (t == 0)
           own.sync();
         else
           own.launch(empty, 1).wait();
+        if (!f.valid()) incomplete++;
       }
     });
   for (int i = 0; i < 20000; ++i) {
-    queue.launch(empty, 1 + i % 3);
+    Future f = queue.launch(empty, 1 + i % 3);
     queue.sync();
+    if (!f.valid()) incomplete++;
   }
   // Kernels of ~200 us: long enough that the waiter goes to sleep before they complete.
   Array<int32_t, AllocType::Shared> index(device, 1), count(device, 1);
@@ -135,10 +138,12 @@ TEST_P(ConcurrencyTest, ShortRoundTripsNeverHang) {
   queue.copyToDevice(params);
   Kernel slow(module, "thread_ids");
   for (int i = 0; i < 1000; ++i) {
-    queue.launch(slow, params, 1);
+    Future f = queue.launch(slow, params, 1);
     queue.sync();
+    if (!f.valid()) incomplete++;
   }
   for (auto &th : threads) th.join();
+  EXPECT_EQ(incomplete.load(), 0);
 }
 
 XPURT_INSTANTIATE_CONFORMANCE(ConcurrencyTest);

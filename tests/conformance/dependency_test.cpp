@@ -65,7 +65,8 @@ class DependencyTest : public DeviceTest {
   }
   Future fillGated(TaskQueue &q, const Gate &gate, const Array<int32_t> &out, int32_t value,
                    size_t items = kN) {
-    return q.launch(gatedFill, Range(items),
+    // One work-group: the gate holds one thread, not every thread of the device.
+    return q.launch(gatedFill, Range(items).local(items),
                     {Arg::read(gate.flag()), Arg::write(out, 0, items * sizeof(int32_t)), value});
   }
   bool twoThreads() const { return device.info().computeUnits >= 2; }
@@ -203,7 +204,7 @@ TEST_P(DependencyTest, WriteAfterReadOfOverlappingBytesWaits) {
   TaskQueue q(device, outOfOrder);
   setOnDevice(q, x, 6);
   Gate gate(device);
-  q.launch(gatedCopy, Range(kN), {Arg::read(gate.flag()), Arg::read(x), Arg::write(y)});
+  q.launch(gatedCopy, Range(kN).local(kN), {Arg::read(gate.flag()), Arg::read(x), Arg::write(y)});
   Future overwrite = q.fill(x, int32_t{9});
   std::this_thread::sleep_for(kHeldFor);
   EXPECT_FALSE(overwrite.valid()) << "wrote x while a read of it was pending";
