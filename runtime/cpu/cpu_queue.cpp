@@ -60,11 +60,11 @@ void CommandRunner::finish(core::Command &cmd) {
   if (drainSleepers_.load(std::memory_order_seq_cst) != 0) completed_.notify_all();
 }
 
-void CommandRunner::runLaunches(std::span<core::Command> launches) {
+void CommandRunner::runLaunches(core::Command *const *launches, size_t count) {
   // One arena entry for a run of launches rather than one per launch. Only launches enter the
   // arena: a copy or callback there would wait for a slot behind another queue's kernel.
   auto run = [&] {
-    for (core::Command &cmd : launches) finish(cmd);
+    for (size_t i = 0; i < count; ++i) finish(*launches[i]);
   };
   TbbHandOff handOff;
   handOff.send();
@@ -73,26 +73,23 @@ void CommandRunner::runLaunches(std::span<core::Command> launches) {
 }
 
 bool CommandRunner::runPending() {
-  std::deque<core::Command> taken;
   {
     // Take everything queued at once: enqueueing threads then rarely meet the runner here.
     std::lock_guard lock(mutex_);
-    taken.swap(pending_);
+    batch_.swap(pending_);
   }
-  if (taken.empty()) return false;
+  if (batch_.empty()) return false;
   RunningOn running(this);
-  std::vector<core::Command> batch(std::make_move_iterator(taken.begin()),
-                                   std::make_move_iterator(taken.end()));
-  for (size_t i = 0; i < batch.size();) {
-    size_t j = i;
-    while (j < batch.size() && batch[j].isLaunch()) ++j;
-    if (j > i) {
-      runLaunches(std::span(batch).subspan(i, j - i));
-      i = j;
-    } else {
-      finish(batch[i++]);
+  for (size_t i = 0; i < batch_.size();) {
+    if (!batch_[i].isLaunch()) {
+      finish(batch_[i++]);
+      continue;
     }
+    launchRun_.clear();
+    while (i < batch_.size() && batch_[i].isLaunch()) launchRun_.push_back(&batch_[i++]);
+    runLaunches(launchRun_.data(), launchRun_.size());
   }
+  batch_.clear();  // keeps its storage for the next turn
   return true;
 }
 
@@ -111,10 +108,12 @@ void CommandRunner::helpUntil(const std::function<bool()> &done) {
       cmd = std::move(pending_.front());
       pending_.pop_front();
     }
-    if (cmd.isLaunch())
-      runLaunches(std::span(&cmd, 1));
-    else
+    if (cmd.isLaunch()) {
+      core::Command *one = &cmd;
+      runLaunches(&one, 1);
+    } else {
       finish(cmd);
+    }
   }
 }
 

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <span>
 #include <thread>
+#include <vector>
 
 namespace xpurt::cpu {
 
@@ -43,16 +44,18 @@ class CommandRunner final : public core::WaitHelper {
  private:
   // Takes every pending command and runs it; runMutex_ must be held. False if there were none.
   bool runPending();
-  void runLaunches(std::span<core::Command> launches);
+  void runLaunches(core::Command *const *launches, size_t count);
   // Runs one command and signals its completion.
   void finish(core::Command &cmd);
   void execute(core::Command &cmd);
   void awaitWork(uint32_t seen);
 
   core::Ref<CpuDevice> device_;
-  std::mutex runMutex_;     // held by the one thread running commands
-  core::TaskQueue *queue_;  // guarded by runMutex_; null once the queue is gone
-  const bool copyEngine_;   // a copy queue's runner
+  std::mutex runMutex_;                     // held by the one thread running commands
+  std::deque<core::Command> batch_;         // runPending's turn; guarded by runMutex_
+  std::vector<core::Command *> launchRun_;  // consecutive launches of it
+  core::TaskQueue *queue_;                  // guarded by runMutex_; null once the queue is gone
+  const bool copyEngine_;                   // a copy queue's runner
 
   std::mutex mutex_;  // guards the two below
   std::deque<core::Command> pending_;
