@@ -34,10 +34,11 @@ void executeCommand(core::Command &cmd, core::FailureLog *failures) {
   bool timed = cmd.done && cmd.done->timed();
   core::CommandTimes times;
   if (timed) times.startNs = nowNs();
-  // A failed dependency does not fail this command: its own failure is reported where it ran.
-  for (const core::Ref<core::Event> &w : cmd.waits) w->wait();
   std::string failure;
   try {
+    // A failed dependency does not fail this command: its failure is reported where it ran. A
+    // wait that could never end (refused by the other queue) fails this command instead.
+    for (const core::Ref<core::Event> &w : cmd.waits) w->wait();
     switch (cmd.type) {
       case Type::Copy:
         if (cmd.dst != cmd.src && cmd.size) std::memcpy(cmd.dst, cmd.src, cmd.size);

@@ -39,7 +39,7 @@ void OutOfOrderRunner::submit(core::Command &&cmd) {
     ++submitted_;
   }
   node->unmet.store(static_cast<uint32_t>(node->cmd.waits.size()) + 1, std::memory_order_relaxed);
-  // Completed waits are dropped: a command holds references only to what it still needs.
+  // The node keeps no references to its waits: each one's continuation counts it down.
   std::vector<core::Ref<core::Event>> waits = std::move(node->cmd.waits);
   node->cmd.waits.clear();
   auto self = shared_from_this();
