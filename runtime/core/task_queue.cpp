@@ -1,21 +1,15 @@
 #include "task_queue.hpp"
 
+#include "clock.hpp"
 #include "error.hpp"
 #include "trace.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <limits>
 
 namespace xpurt::core {
-
-static uint64_t steadyNs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 static const char *engineName(XpurtEngine engine) {
   switch (engine) {
@@ -58,13 +52,14 @@ void TaskQueue::checkView(const MemoryView &view, const char *what) const {
          view.device().backend().name(), device_->backend().name());
 }
 
-static std::vector<MemoryUse> viewUse(const MemoryView &view, bool hostSide, size_t offset,
-                                      size_t size, bool write) {
-  auto base = reinterpret_cast<uintptr_t>(hostSide ? view.hostPtr() : view.devicePtr());
-  return {{base + offset, base + offset + size, write}};
+// Bytes [offset, offset + size) of the storage at base, as the hazard tracker sees them.
+static MemoryUse useOf(const void *base, size_t offset, size_t size, bool write) {
+  auto at = reinterpret_cast<uintptr_t>(base) + offset;
+  return {at, at + size, write};
 }
 
-Ref<Event> TaskQueue::submitWithEvent(Command &&cmd, const std::vector<MemoryUse> *uses) {
+Ref<Event> TaskQueue::submitWithEvent(Command &&cmd, Ordering ordering,
+                                      std::span<const MemoryUse> uses) {
   Ref<Event> done = makeRef<Event>();
   done->setProfiled(options_.profiling);
   done->setTimed(options_.profiling || computeTrack_ != 0);
@@ -75,10 +70,17 @@ Ref<Event> TaskQueue::submitWithEvent(Command &&cmd, const std::vector<MemoryUse
     return done;
   }
   std::lock_guard lock(submitMutex_);
-  if (uses)
-    hazards_.addDeclared(*uses, done, cmd.waits);
-  else
-    hazards_.addFence(done, cmd.waits);
+  switch (ordering) {
+    case Ordering::Declared:
+      hazards_.addDeclared(uses, done, cmd.waits);
+      break;
+    case Ordering::Fence:
+      hazards_.addFence(done, cmd.waits);
+      break;
+    case Ordering::Wait:
+      hazards_.addWait(done, cmd.waits);
+      break;
+  }
   if (computeTrack_) traceOnCompletion(cmd, done);
   submit(std::move(cmd));
   return done;
@@ -116,7 +118,7 @@ void TaskQueue::traceOnCompletion(const Command &cmd, const Ref<Event> &done) {
   }
   bool onCompute = cmd.isLaunch();
   s.track = onCompute ? computeTrack_ : copyTrack_;
-  s.enqueueNs = steadyNs();
+  s.enqueueNs = steadyNowNs();
   done->setTraceTrack(s.track);
   // Arrows come from the waited commands of other tracks; drawn once this command has
   // completed (they have too by then).
@@ -148,9 +150,8 @@ Ref<Event> TaskQueue::copyWithin(MemoryView &view, size_t offset, size_t size, b
   cmd.src = toDevice ? host : dev;
   cmd.copyKind = toDevice ? Command::CopyKind::ToDevice : Command::CopyKind::ToHost;
   cmd.keepAlive[0] = Ref<Object>(&view);
-  std::vector<MemoryUse> uses = viewUse(view, toDevice, offset, cmd.size, false);
-  uses.push_back(viewUse(view, !toDevice, offset, cmd.size, true)[0]);
-  return submitWithEvent(std::move(cmd), &uses);
+  const MemoryUse uses[] = {useOf(cmd.src, 0, cmd.size, false), useOf(cmd.dst, 0, cmd.size, true)};
+  return submitWithEvent(std::move(cmd), Ordering::Declared, uses);
 }
 
 Ref<Event> TaskQueue::copyToDevice(MemoryView &view, size_t offset, size_t size) {
@@ -186,9 +187,8 @@ Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffse
   cmd.copyKind = Command::CopyKind::DeviceToDevice;
   cmd.keepAlive[0] = Ref<Object>(&dst);
   cmd.keepAlive[1] = Ref<Object>(&src);
-  std::vector<MemoryUse> uses = viewUse(src, false, srcOffset, cmd.size, false);
-  uses.push_back(viewUse(dst, false, dstOffset, cmd.size, true)[0]);
-  return submitWithEvent(std::move(cmd), &uses);
+  const MemoryUse uses[] = {useOf(cmd.src, 0, cmd.size, false), useOf(cmd.dst, 0, cmd.size, true)};
+  return submitWithEvent(std::move(cmd), Ordering::Declared, uses);
 }
 
 Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const void *pattern,
@@ -213,8 +213,8 @@ Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const v
     cmd.longPattern = std::make_shared<std::vector<std::byte>>(bytes, bytes + patternSize);
   }
   cmd.keepAlive[0] = Ref<Object>(&view);
-  std::vector<MemoryUse> uses = viewUse(view, false, offset, cmd.size, true);
-  return submitWithEvent(std::move(cmd), &uses);
+  const MemoryUse uses[] = {useOf(cmd.dst, 0, cmd.size, true)};
+  return submitWithEvent(std::move(cmd), Ordering::Declared, uses);
 }
 
 static void checkSameBackend(const Kernel &kernel, const Device &device, const char *what) {
@@ -245,9 +245,8 @@ static XpurtAccess checkedAccess(XpurtAccess access, const char *what, const std
 
 static void addAccess(std::vector<MemoryUse> &uses, const MemoryView &view, size_t offset,
                       size_t size, XpurtAccess access) {
-  auto base = reinterpret_cast<uintptr_t>(view.devicePtr());
-  if (access != XPURT_ACCESS_WRITE) uses.push_back({base + offset, base + offset + size, false});
-  if (access != XPURT_ACCESS_READ) uses.push_back({base + offset, base + offset + size, true});
+  if (access != XPURT_ACCESS_WRITE) uses.push_back(useOf(view.devicePtr(), offset, size, false));
+  if (access != XPURT_ACCESS_READ) uses.push_back(useOf(view.devicePtr(), offset, size, true));
 }
 
 Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params,
@@ -276,7 +275,7 @@ Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params,
   cmd.params = params ? params->devicePtr() : nullptr;
   cmd.dims = {static_cast<uint32_t>(d0), static_cast<uint32_t>(d1), static_cast<uint32_t>(d2)};
   if (params) cmd.keepAlive[0] = Ref<Object>(params);
-  if (!accesses) return submitWithEvent(std::move(cmd), nullptr);
+  if (!accesses) return submitWithEvent(std::move(cmd), Ordering::Fence);
   std::vector<MemoryUse> uses;
   if (params) addAccess(uses, *params, 0, params->size(), XPURT_ACCESS_READ);
   for (size_t i = 0; i < accesses->size(); ++i) {
@@ -288,7 +287,7 @@ Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params,
     size_t size = a.view->checkedRange(a.offset, a.size, "launch (accesses)");
     addAccess(uses, *a.view, a.offset, size, checkedAccess(a.access, "launch", kernel.name(), i));
   }
-  return submitWithEvent(std::move(cmd), &uses);
+  return submitWithEvent(std::move(cmd), Ordering::Declared, uses);
 }
 
 Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inputs,
@@ -397,7 +396,7 @@ Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> inp
   cmd.kernel = Ref<Kernel>(&kernel);
   cmd.args = std::move(args);
   cmd.range = range;
-  return submitWithEvent(std::move(cmd), &uses);
+  return submitWithEvent(std::move(cmd), Ordering::Declared, uses);
 }
 
 Ref<Event> TaskQueue::hostCallback(XpurtHostFunc func, void *userData) {
@@ -406,15 +405,15 @@ Ref<Event> TaskQueue::hostCallback(XpurtHostFunc func, void *userData) {
   cmd.type = Command::Type::HostCallback;
   cmd.func = func;
   cmd.userData = userData;
-  return submitWithEvent(std::move(cmd), nullptr);
+  return submitWithEvent(std::move(cmd), Ordering::Fence);
 }
 
 void TaskQueue::barrier() {
-  Command cmd;
-  cmd.type = Command::Type::Barrier;
   // In order, commands already run one after another: the barrier costs nothing.
   if (!options_.outOfOrder) return;
-  submitWithEvent(std::move(cmd), nullptr);
+  Command cmd;
+  cmd.type = Command::Type::Barrier;
+  submitWithEvent(std::move(cmd), Ordering::Fence);
 }
 
 void TaskQueue::waitFor(std::span<const Ref<Event>> events) {
@@ -424,17 +423,7 @@ void TaskQueue::waitFor(std::span<const Ref<Event>> events) {
     if (!e->isDone() && std::find(cmd.waits.begin(), cmd.waits.end(), e) == cmd.waits.end())
       cmd.waits.push_back(e);
   if (cmd.waits.empty()) return;  // nothing to wait for: later commands are not held back
-  if (!options_.outOfOrder) {
-    submitWithEvent(std::move(cmd), nullptr);
-    return;
-  }
-  Ref<Event> done = makeRef<Event>();
-  done->setTimed(computeTrack_ != 0);
-  cmd.done = done;
-  std::lock_guard lock(submitMutex_);
-  hazards_.addWait(done, cmd.waits);
-  if (computeTrack_) traceOnCompletion(cmd, done);
-  submit(std::move(cmd));
+  submitWithEvent(std::move(cmd), Ordering::Wait);
 }
 
 void TaskQueue::sync() {

@@ -90,9 +90,13 @@ class TaskQueue : public Object {
   virtual void drain() = 0;
 
  private:
-  // Gives the command its event and dependencies and submits it. uses: the memory it touches
-  // (null: undeclared, ordered against everything in an out-of-order queue).
-  Ref<Event> submitWithEvent(Command &&cmd, const std::vector<MemoryUse> *uses);
+  // How an out-of-order queue orders a command (see HazardTracker): by the memory it declares,
+  // against everything (barriers, undeclared commands), or as a wait for other queues' work.
+  enum class Ordering { Declared, Fence, Wait };
+  // Gives the command its event and dependencies and submits it; uses: what a Declared
+  // command touches.
+  Ref<Event> submitWithEvent(Command &&cmd, Ordering ordering,
+                             std::span<const MemoryUse> uses = {});
   // Between a view's host copy and its device storage.
   Ref<Event> copyWithin(MemoryView &view, size_t offset, size_t size, bool toDevice);
   void checkView(const MemoryView &view, const char *what) const;

@@ -1,12 +1,12 @@
 #include "trace.hpp"
 
+#include "clock.hpp"
 #include "config.hpp"
 #include "error.hpp"
 
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,12 +16,6 @@
 namespace xpurt::core::trace {
 
 namespace {
-
-uint64_t steadyNs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 // Strings in the file are kernel names and fixed words; escape what JSON requires anyway.
 void appendJsonString(std::string &out, std::string_view s) {
@@ -50,7 +44,7 @@ class Writer {
           path_, std::strerror(errno));
       return;
     }
-    origin_ = steadyNs();
+    origin_ = steadyNowNs();
     buffer_ = fmt::format(
         "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"xpurt\"}}}}",
         getpid());

@@ -1,19 +1,13 @@
 #include "command_execution.hpp"
 
+#include "core/clock.hpp"
 #include "core/log.hpp"
 #include "cpu_device.hpp"
 #include "cpu_kernel.hpp"
 
-#include <chrono>
 #include <cstring>
 
 namespace xpurt::cpu {
-
-static uint64_t nowNs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 static void fillPattern(std::byte *dst, size_t size, const std::byte *pattern, size_t n) {
   if (n == 1) {
@@ -33,7 +27,7 @@ void executeCommand(core::Command &cmd, core::FailureLog *failures) {
   using Type = core::Command::Type;
   bool timed = cmd.done && cmd.done->timed();
   core::CommandTimes times;
-  if (timed) times.startNs = nowNs();
+  if (timed) times.startNs = core::steadyNowNs();
   std::string failure;
   try {
     // A failed dependency does not fail this command: its failure is reported where it ran. A
@@ -71,7 +65,7 @@ void executeCommand(core::Command &cmd, core::FailureLog *failures) {
     failure = e.what();
   }
   if (!cmd.done) return;
-  if (timed) times.endNs = nowNs();
+  if (timed) times.endNs = core::steadyNowNs();
   if (failure.empty()) {
     cmd.done->complete(times);
   } else {

@@ -2,6 +2,7 @@
 
 #include "command_execution.hpp"
 #include "core/error.hpp"
+#include "core/scoped_value.hpp"
 #include "core/spin_wait.hpp"
 #include "tbb_hand_off.hpp"
 
@@ -19,17 +20,7 @@ static constexpr std::chrono::microseconds kIdleSpin{50};
 
 // The runner whose commands this thread is running, if any: a host callback's own queue.
 static thread_local const CommandRunner *runningOn = nullptr;
-
-namespace {
-class RunningOn {
- public:
-  explicit RunningOn(const CommandRunner *runner) : saved_(runningOn) { runningOn = runner; }
-  ~RunningOn() { runningOn = saved_; }
-
- private:
-  const CommandRunner *saved_;
-};
-}  // namespace
+using RunningOn = core::ScopedValue<const CommandRunner *>;
 
 bool CommandRunner::runningOnThisThread() const {
   return runningOn == this;
@@ -79,7 +70,7 @@ bool CommandRunner::runPending() {
     batch_.swap(pending_);
   }
   if (batch_.empty()) return false;
-  RunningOn running(this);
+  RunningOn running(runningOn, this);
   for (size_t i = 0; i < batch_.size();) {
     if (!batch_[i].isLaunch()) {
       finish(batch_[i++]);
@@ -97,7 +88,7 @@ void CommandRunner::helpUntil(const std::function<bool()> &done) {
   refuseWaitFromOwnCommand("waiting for a future of a later command");
   std::unique_lock run(runMutex_, std::try_to_lock);
   if (!run.owns_lock()) return;  // the executor (or another helper) is at it
-  RunningOn running(this);
+  RunningOn running(runningOn, this);
   // One command at a time, and none past what the waiter needs: later commands may depend on
   // what the waiting thread does next.
   while (!done()) {
@@ -169,28 +160,19 @@ void CommandRunner::stop() {
   submitted_.notify_one();
 }
 
-void CommandRunner::forgetQueue() {
-  if (runningOnThisThread()) {
-    queue_ = nullptr;  // this thread holds runMutex_: nobody else is running commands
-    return;
-  }
-  std::lock_guard run(runMutex_);
-  queue_ = nullptr;
-}
-
 void CommandRunner::execute(core::Command &cmd) {
-  core::FailureLog *failures = queue_ ? queue_->failures().get() : nullptr;
   if (copyEngine_)
-    executeOnCopyEngine(*device_, cmd, failures);
+    executeOnCopyEngine(*device_, cmd, failures_.get());
   else
-    executeCommand(cmd, failures);
+    executeCommand(cmd, failures_.get());
 }
 
 // ---- CpuQueue ---------------------------------------------------------------------------
 
 CpuQueue::CpuQueue(core::Ref<CpuDevice> device, const core::QueueOptions &options)
     : core::TaskQueue(device, options),
-      runner_(std::make_shared<CommandRunner>(device, *this, options.engine == XPURT_ENGINE_COPY)) {
+      runner_(std::make_shared<CommandRunner>(device, failures(),
+                                              options.engine == XPURT_ENGINE_COPY)) {
   executor_ = std::thread([runner = runner_] { runner->executorLoop(); });
 }
 
@@ -204,8 +186,6 @@ CpuQueue::~CpuQueue() {
   } else {
     executor_.join();
   }
-  // Events may keep the runner; with the queue gone it must not report to it.
-  runner_->forgetQueue();
 }
 
 void CpuQueue::submit(core::Command &&cmd) {

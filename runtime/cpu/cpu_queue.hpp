@@ -24,8 +24,9 @@ namespace xpurt::cpu {
 // use it to help when waited on.
 class CommandRunner final : public core::WaitHelper {
  public:
-  CommandRunner(core::Ref<CpuDevice> device, core::TaskQueue &queue, bool copyEngine)
-      : device_(std::move(device)), queue_(&queue), copyEngine_(copyEngine) {}
+  CommandRunner(core::Ref<CpuDevice> device, std::shared_ptr<core::FailureLog> failures,
+                bool copyEngine)
+      : device_(std::move(device)), failures_(std::move(failures)), copyEngine_(copyEngine) {}
 
   void push(core::Command &&cmd);
   void helpUntil(const std::function<bool()> &done) override;
@@ -33,9 +34,8 @@ class CommandRunner final : public core::WaitHelper {
   void drain();
   // The executor thread's body: runs commands until stop() and the queue is empty.
   void executorLoop();
-  // Ends executorLoop once the queued commands have run; forgets the queue.
+  // Ends executorLoop once the queued commands have run.
   void stop();
-  void forgetQueue();
   // Whether the calling thread is running this runner's commands (a host callback of it).
   bool runningOnThisThread() const;
   // Throws for a wait that a command of this queue makes on the queue's own later work.
@@ -51,11 +51,11 @@ class CommandRunner final : public core::WaitHelper {
   void awaitWork(uint32_t seen);
 
   core::Ref<CpuDevice> device_;
-  std::mutex runMutex_;                     // held by the one thread running commands
-  std::deque<core::Command> batch_;         // runPending's turn; guarded by runMutex_
-  std::vector<core::Command *> launchRun_;  // consecutive launches of it
-  core::TaskQueue *queue_;                  // guarded by runMutex_; null once the queue is gone
-  const bool copyEngine_;                   // a copy queue's runner
+  std::mutex runMutex_;                         // held by the one thread running commands
+  std::deque<core::Command> batch_;             // runPending's turn; guarded by runMutex_
+  std::vector<core::Command *> launchRun_;      // consecutive launches of it
+  std::shared_ptr<core::FailureLog> failures_;  // the queue's; outlives it
+  const bool copyEngine_;                       // a copy queue's runner
 
   std::mutex mutex_;  // guards the two below
   std::deque<core::Command> pending_;

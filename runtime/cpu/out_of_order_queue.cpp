@@ -2,6 +2,7 @@
 
 #include "command_execution.hpp"
 #include "core/error.hpp"
+#include "core/scoped_value.hpp"
 #include "tbb_hand_off.hpp"
 
 #include <vector>
@@ -10,17 +11,7 @@ namespace xpurt::cpu {
 
 // The runner whose engine this thread is, or whose launch it runs: a host callback's queue.
 static thread_local const OutOfOrderRunner *engineOf = nullptr;
-
-namespace {
-class OnEngine {
- public:
-  explicit OnEngine(const OutOfOrderRunner *runner) : saved_(engineOf) { engineOf = runner; }
-  ~OnEngine() { engineOf = saved_; }
-
- private:
-  const OutOfOrderRunner *saved_;
-};
-}  // namespace
+using OnEngine = core::ScopedValue<const OutOfOrderRunner *>;
 
 bool OutOfOrderRunner::onOwnEngine() const {
   return engineOf == this;
@@ -77,7 +68,7 @@ void OutOfOrderRunner::dispatch(Node *node) {
 
 void OutOfOrderRunner::finish(Node *node) {
   {
-    OnEngine on(this);
+    OnEngine on(engineOf, this);
     if (node->cmd.isLaunch())
       executeCommand(node->cmd, failures_.get());
     else
@@ -95,7 +86,7 @@ bool OutOfOrderRunner::idleAndStopping() const {
 }
 
 void OutOfOrderRunner::copyEngineLoop() {
-  OnEngine on(this);
+  OnEngine on(engineOf, this);
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [&] { return !copyReady_.empty() || idleAndStopping(); });
@@ -109,7 +100,7 @@ void OutOfOrderRunner::copyEngineLoop() {
 }
 
 void OutOfOrderRunner::computeEngineLoop() {
-  OnEngine on(this);
+  OnEngine on(engineOf, this);
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [&] { return launchesInFlight_ > 0 || idleAndStopping(); });

@@ -16,16 +16,6 @@ using namespace std::chrono_literals;
 // Long enough that a command free to run has run; a held one shows it by not completing.
 constexpr auto kHeldFor = 30ms;
 
-template <class Cond>
-bool eventually(Cond cond) {
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(100us);
-  }
-  return true;
-}
-
 // A flag the gated kernels spin on. Declare it after the queues that use it: it opens when it
 // goes out of scope, before they wait for their work.
 class Gate {

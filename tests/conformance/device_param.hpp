@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "test_params.h"
 
@@ -34,6 +36,17 @@ class DeviceTest : public ::testing::TestWithParam<DeviceParam> {
   Module module{device, "xpurt_test_kernels"};
   TaskQueue queue{device};
 };
+
+// Polls cond for up to 10 s without touching any queue (so nothing is forced by a sync).
+template <class Cond>
+bool eventually(Cond cond) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return true;
+}
 
 #define XPURT_INSTANTIATE_CONFORMANCE(suite)                                         \
   INSTANTIATE_TEST_SUITE_P(Devices, suite,                                           \

@@ -12,17 +12,6 @@ using namespace std::chrono_literals;
 
 class LaunchTest : public DeviceTest {};
 
-// Polls cond for up to 10 s without touching the queue (so nothing is forced by a sync).
-template <class Cond>
-bool eventually(Cond cond) {
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(50us);
-  }
-  return true;
-}
-
 TEST_P(LaunchTest, TaskIndicesCoverOneTwoAndThreeDimensions) {
   Kernel kernel(module, "record_dims");
   for (auto [d0, d1, d2] : {std::tuple{7, 1, 1}, {3, 5, 1}, {3, 2, 4}}) {
