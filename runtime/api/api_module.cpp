@@ -1,6 +1,7 @@
 // Modules and kernels.
 #include "api_common.hpp"
 #include "core/backend.hpp"
+#include "core/module_loader.hpp"
 
 using namespace xpurt;
 
@@ -28,7 +29,7 @@ XpurtResult load(const char *entry, XpurtDevice device, const core::ModuleSource
   return api::guarded(entry, [&] {
     auto dev = api::lookup<core::Device>(device, "device");
     api::checkOut(module, "module");
-    api::publish(module, dev->loadModule(source, moduleOptions(options)));
+    api::publish(module, core::loadModule(*dev, source, moduleOptions(options)));
   });
 }
 

@@ -62,6 +62,16 @@ struct ModuleOptions {
   std::vector<std::pair<uint32_t, uint64_t>> specConstants;
 };
 
+// A native library found by the module loader (module_loader.hpp): a file, bytes in memory, or
+// a bare file name for the dynamic linker's own search.
+struct NativeLibrary {
+  enum class Kind { File, Memory, SystemSearch } kind;
+  std::string path;  // File: the path to open; SystemSearch: the file name
+  std::string name;  // for messages
+  const void *data = nullptr;  // Memory
+  size_t size = 0;
+};
+
 class Device : public Object {
  public:
   static constexpr ObjectKind kKind = ObjectKind::Device;
@@ -75,7 +85,18 @@ class Device : public Object {
   virtual void *allocate(size_t size, XpurtAllocationType type) = 0;
   virtual void deallocate(void *ptr, XpurtAllocationType type) noexcept = 0;
   virtual Ref<TaskQueue> createQueue(const QueueOptions &options) = 0;
-  virtual Ref<Module> loadModule(const ModuleSource &source, const ModuleOptions &options) = 0;
+  // A SPIR-V module, its bytes not yet checked; name is for messages. Modules are found and
+  // told apart by core::loadModule (module_loader.hpp), the same for every device.
+  virtual Ref<Module> loadSpirv(std::span<const std::byte> bytes, const std::string &name,
+                                const ModuleOptions &options) = 0;
+  // Whether the device runs native libraries (ELF shared objects); only then is the next
+  // called. A SystemSearch that finds nothing returns null.
+  virtual bool loadsNativeLibraries() const { return false; }
+  virtual Ref<Module> loadNativeLibrary(const NativeLibrary &library,
+                                        const ModuleOptions &options) {
+    (void)library, (void)options;
+    return nullptr;
+  }
 
  private:
   Backend &backend_;

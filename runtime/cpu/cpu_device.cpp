@@ -6,6 +6,7 @@
 #include "cpu_queue.hpp"
 #include "native_module.hpp"
 #include "out_of_order_queue.hpp"
+#include "spirv_module.hpp"
 
 #include <unistd.h>
 
@@ -85,9 +86,15 @@ core::Ref<core::TaskQueue> CpuDevice::createQueue(const core::QueueOptions &opti
   return core::makeRef<CpuQueue>(core::Ref<CpuDevice>(this), options);
 }
 
-core::Ref<core::Module> CpuDevice::loadModule(const core::ModuleSource &source,
-                                              const core::ModuleOptions &options) {
-  return loadNativeModule(core::Ref<core::Device>(this), source, options);
+core::Ref<core::Module> CpuDevice::loadSpirv(std::span<const std::byte> bytes,
+                                             const std::string &name,
+                                             const core::ModuleOptions &options) {
+  return loadSpirvModule(core::Ref<core::Device>(this), bytes, name, options);
+}
+
+core::Ref<core::Module> CpuDevice::loadNativeLibrary(const core::NativeLibrary &library,
+                                                     const core::ModuleOptions &options) {
+  return loadNativeModule(core::Ref<core::Device>(this), library, options);
 }
 
 }  // namespace xpurt::cpu

@@ -19,8 +19,11 @@ class CpuDevice final : public core::Device {
   void *allocate(size_t size, XpurtAllocationType type) override;
   void deallocate(void *ptr, XpurtAllocationType type) noexcept override;
   core::Ref<core::TaskQueue> createQueue(const core::QueueOptions &options) override;
-  core::Ref<core::Module> loadModule(const core::ModuleSource &source,
-                                     const core::ModuleOptions &options) override;
+  core::Ref<core::Module> loadSpirv(std::span<const std::byte> bytes, const std::string &name,
+                                    const core::ModuleOptions &options) override;
+  bool loadsNativeLibraries() const override { return true; }
+  core::Ref<core::Module> loadNativeLibrary(const core::NativeLibrary &library,
+                                            const core::ModuleOptions &options) override;
 
   // Every launch on this device runs inside one of its arenas, so XPURT_CPU_THREADS bounds it.
   tbb::task_arena &arena() { return arena_; }

@@ -11,10 +11,10 @@
 
 namespace xpurt::cpu {
 
-// Finds, checks and loads a module for the CPU device. Throws NOT_FOUND, INVALID_MODULE or
-// UNSUPPORTED with a message that says what was looked at.
+// Checks and loads a native library for the CPU device. Throws INVALID_MODULE or UNSUPPORTED
+// with a message that says what is wrong; a SystemSearch that finds nothing returns null.
 core::Ref<core::Module> loadNativeModule(core::Ref<core::Device> device,
-                                         const core::ModuleSource &source,
+                                         const core::NativeLibrary &library,
                                          const core::ModuleOptions &options);
 
 class NativeKernel final : public CpuKernel {
