@@ -66,8 +66,8 @@ struct ModuleOptions {
 // a bare file name for the dynamic linker's own search.
 struct NativeLibrary {
   enum class Kind { File, Memory, SystemSearch } kind;
-  std::string path;  // File: the path to open; SystemSearch: the file name
-  std::string name;  // for messages
+  std::string path;            // File: the path to open; SystemSearch: the file name
+  std::string name;            // for messages
   const void *data = nullptr;  // Memory
   size_t size = 0;
 };

@@ -2,6 +2,7 @@
 
 #include "core/config.hpp"
 #include "core/log.hpp"
+#include "cpu_capabilities.hpp"
 #include "jit_engine.hpp"
 #include "spirv/spirv_binary.hpp"
 #include "spirv/spirv_reader.hpp"
@@ -13,34 +14,11 @@
 #include <filesystem>
 
 namespace xpurt::cpu {
-namespace {
-
-// Capabilities of OpenCL kernels the CPU JIT runs. A kernel that calls a builtin of one of
-// them that the device lacks is refused by itself, naming the builtin (not the module).
-constexpr uint32_t kCpuCapabilities[] = {
-    4 /*Addresses*/, 5 /*Linkage*/, 6 /*Kernel*/, 7 /*Vector16*/, 8 /*Float16Buffer*/,
-    9 /*Float16*/, 10 /*Float64*/, 11 /*Int64*/, 12 /*Int64Atomics*/, 18 /*Groups*/, 22 /*Int16*/,
-    38 /*GenericPointer*/, 39 /*Int8*/, 58 /*SubgroupDispatch*/, 61 /*GroupNonUniform*/,
-    62 /*GroupNonUniformVote*/, 63 /*GroupNonUniformArithmetic*/, 64 /*GroupNonUniformBallot*/,
-    65 /*GroupNonUniformShuffle*/, 66 /*GroupNonUniformShuffleRelative*/,
-    67 /*GroupNonUniformClustered*/, 5568 /*SubgroupShuffleINTEL*/,
-    5569 /*SubgroupBufferBlockIOINTEL*/, 5612 /*AtomicFloat32MinMaxEXT*/,
-    5613 /*AtomicFloat64MinMaxEXT*/, 6016 /*DotProductInputAll*/, 6017 /*DotProductInput4x8Bit*/,
-    6018 /*DotProductInput4x8BitPacked*/, 6019 /*DotProduct*/, 6025 /*BitInstructions*/,
-    6026 /*GroupNonUniformRotateKHR*/, 6033 /*AtomicFloat32AddEXT*/, 6034 /*AtomicFloat64AddEXT*/,
-    // Hints only, which the JIT may ignore: icpx declares them in most SYCL modules.
-    5629 /*ExpectAssumeKHR*/, 5821 /*FunctionFloatControlINTEL*/, 5837 /*FPFastMathModeINTEL*/,
-    5892 /*KernelAttributesINTEL*/, 5910 /*MemoryAccessAliasingINTEL*/};
-
-}  // namespace
 
 std::vector<uint32_t> checkSpirvForCpu(std::span<const std::byte> bytes, const std::string &name) {
-  std::vector<uint32_t> words = spirv::toWords(bytes, name);
-  spirv::Preamble preamble = spirv::readPreamble(words, name);
-  spirv::checkSupported(preamble, kCpuCapabilities, "CPU", name);
-  for (const std::string &warning : spirv::validate(words, name)) core::log().warn("{}", warning);
-  spirv::checkTranslatable(words, name);
-  return words;
+  spirv::CheckedModule checked = spirv::checkModule(bytes, name, kCpuCapabilities, "CPU");
+  for (const std::string &warning : checked.warnings) core::log().warn("{}", warning);
+  return std::move(checked.words);
 }
 
 CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::string &name,

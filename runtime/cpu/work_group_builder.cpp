@@ -3,10 +3,10 @@
 #include "barrier_regions.hpp"
 #include "bounds_checks.hpp"
 #include "builtin_library.hpp"
-#include "builtin_lowering.hpp"
 #include "core/error.hpp"
-#include "missing_builtins.hpp"
 #include "printf_lowering.hpp"
+#include "spirv/builtin_lowering.hpp"
+#include "spirv/missing_builtins.hpp"
 #include "work_group.hpp"
 #include "work_item_loops.hpp"
 
@@ -293,9 +293,9 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
         call->removeFnAttr(llvm::Attribute::NoInline);
   }
 
-  defineVectorizableMath(m);
+  spirv::defineVectorizableMath(m);
   lowerPrintf(m);
-  defineMissingBuiltins(m, /*beforeLibrary=*/true);
+  spirv::defineMissingBuiltins(m, /*beforeLibrary=*/true);
   // Reading the library costs milliseconds: only when the kernels call a builtin it may have.
   auto linkLibrary = [&] {
     bool needed = false;
@@ -310,13 +310,13 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
   // What the library defines only for named address spaces (and what its own functions call
   // on generic pointers) goes to the __global variant, linked in another pass; those may call
   // generic variants in turn (the library's half builtins call its float ones).
-  for (int pass = 0; pass < 4 && redirectGenericPointers(m); ++pass) linkLibrary();
+  for (int pass = 0; pass < 4 && spirv::redirectGenericPointers(m); ++pass) linkLibrary();
   // Library functions may use work-item functions and barriers too.
   renameWorkItemFunctions(m);
   inlineWorkItemUsers(m);
   WorkGroupFunctions result;
-  result.unavailable =
-      dropKernelsCallingMissing(m, kernels, defineMissingBuiltins(m, /*beforeLibrary=*/false));
+  result.unavailable = spirv::dropKernelsCallingMissing(
+      m, kernels, spirv::defineMissingBuiltins(m, /*beforeLibrary=*/false));
   runAlwaysInliner(m);
   relaxVectorAlignments(m, layout);
   uint64_t staticLocalBytes = lowerStaticLocals(m);

@@ -332,4 +332,14 @@ void checkTranslatable(std::span<const uint32_t> words, const std::string &name)
   checkIdsDefined(words, name);
 }
 
+CheckedModule checkModule(std::span<const std::byte> bytes, const std::string &name,
+                          std::span<const uint32_t> capabilities, const std::string &device) {
+  CheckedModule checked;
+  checked.words = toWords(bytes, name);
+  checkSupported(readPreamble(checked.words, name), capabilities, device, name);
+  checked.warnings = validate(checked.words, name);
+  checkTranslatable(checked.words, name);
+  return checked;
+}
+
 }  // namespace xpurt::spirv

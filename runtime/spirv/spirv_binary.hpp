@@ -42,4 +42,13 @@ std::vector<std::string> validate(std::span<const uint32_t> words, const std::st
 // INVALID_MODULE.
 void checkTranslatable(std::span<const uint32_t> words, const std::string &name);
 
+// The whole intake, in the order every device runs it (and the fuzzer with it): words,
+// preamble, the device's capabilities, validation, what the translator cannot take.
+struct CheckedModule {
+  std::vector<uint32_t> words;
+  std::vector<std::string> warnings;  // the validator's, for the caller to log
+};
+CheckedModule checkModule(std::span<const std::byte> bytes, const std::string &name,
+                          std::span<const uint32_t> capabilities, const std::string &device);
+
 }  // namespace xpurt::spirv

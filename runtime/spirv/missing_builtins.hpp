@@ -2,7 +2,7 @@
 // for whoever asks for them, so that the module's other kernels load and run.
 #pragma once
 
-#include "spirv/spirv_reader.hpp"
+#include "spirv_reader.hpp"
 
 #include <llvm/IR/Module.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace xpurt::cpu {
+namespace xpurt::spirv {
 
 // The kernels that reach one of `missing` (builtins without a body) through their calls are
 // removed from `m`; returns, per such kernel, a message naming the builtins in OpenCL C
@@ -19,4 +19,4 @@ std::map<std::string, std::string> dropKernelsCallingMissing(
     llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
     const std::vector<llvm::Function *> &missing);
 
-}  // namespace xpurt::cpu
+}  // namespace xpurt::spirv

@@ -10,7 +10,7 @@
 #include <map>
 #include <optional>
 
-namespace xpurt::cpu {
+namespace xpurt::spirv {
 namespace {
 
 using llvm::IRBuilder;
@@ -578,4 +578,4 @@ std::vector<llvm::Function *> defineMissingBuiltins(llvm::Module &m, bool before
   return missing;
 }
 
-}  // namespace xpurt::cpu
+}  // namespace xpurt::spirv

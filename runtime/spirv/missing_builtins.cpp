@@ -11,7 +11,7 @@
 #include <set>
 #include <utility>
 
-namespace xpurt::cpu {
+namespace xpurt::spirv {
 namespace {
 
 // A builtin's signature as OpenCL C spells it: "ctz(uint4)", not the demangler's
@@ -72,4 +72,4 @@ std::map<std::string, std::string> dropKernelsCallingMissing(
   return unavailable;
 }
 
-}  // namespace xpurt::cpu
+}  // namespace xpurt::spirv

@@ -1,6 +1,7 @@
 // OpenCL builtins that libclc's SPIR-V library leaves to its consumer (sqrt, fabs, mad, fmin,
 // select, isnan, min/max, clamp, mul_hi, conversions, ...): bodies made of LLVM intrinsics, so
-// they vectorise with the kernel.
+// they vectorise with the kernel. Target-neutral LLVM IR: any backend that compiles SPIR-V
+// through LLVM can use them.
 #pragma once
 
 #include <llvm/IR/Module.h>
@@ -8,12 +9,12 @@
 #include <string>
 #include <vector>
 
-namespace xpurt::cpu {
+namespace xpurt::spirv {
 
 // Builtins on generic pointers (OpenCL C 2.0: vload/vstore, sincos, frexp, ... on
-// `__generic T *`), which libclc's SPIR-V library lacks, call its __global variants: on the CPU
-// every address space is the same memory. Run after linking the builtin library, which then
-// needs linking again: returns whether any call was redirected.
+// `__generic T *`), which libclc's SPIR-V library lacks, call its __global variants: only for
+// targets where every address space is the same memory (the CPU). Run after linking the builtin
+// library, which then needs linking again: returns whether any call was redirected.
 bool redirectGenericPointers(llvm::Module &m);
 
 // sin, cos, exp, log and pow become LLVM intrinsics rather than libclc's scalar code: the
@@ -27,4 +28,4 @@ void defineVectorizableMath(llvm::Module &m);
 // cannot provide (left declared): the kernels that call them are unavailable, not the module.
 std::vector<llvm::Function *> defineMissingBuiltins(llvm::Module &m, bool beforeLibrary);
 
-}  // namespace xpurt::cpu
+}  // namespace xpurt::spirv
