@@ -5,6 +5,7 @@
 #pragma once
 
 #include "event.hpp"
+#include "kernel_signature.hpp"
 #include "object.hpp"
 
 #include <xpurt/xpurt.h>
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -85,6 +87,10 @@ class Device : public Object {
   virtual void *allocate(size_t size, XpurtAllocationType type) = 0;
   virtual void deallocate(void *ptr, XpurtAllocationType type) noexcept = 0;
   virtual Ref<TaskQueue> createQueue(const QueueOptions &options) = 0;
+  // Work-items per task of an ISPCRT-style launch of a SPIR-V kernel (ISPC's programCount),
+  // and the work-group size a general launch gets when it leaves the choice to the runtime.
+  virtual uint32_t programCount() const = 0;
+  virtual uint32_t defaultWorkGroupSize() const { return 64; }
   // A SPIR-V module, its bytes not yet checked; name is for messages. Modules are found and
   // told apart by core::loadModule (module_loader.hpp), the same for every device.
   virtual Ref<Module> loadSpirv(std::span<const std::byte> bytes, const std::string &name,
@@ -141,21 +147,39 @@ struct NDRange {
 class Kernel : public Object {
  public:
   static constexpr ObjectKind kKind = ObjectKind::Kernel;
-  Kernel(Ref<Module> module, std::string name)
-      : Object(kKind), module_(std::move(module)), name_(std::move(name)) {}
+  // signature: what the kernel takes, where the module knows it (SPIR-V); a kernel without one
+  // (a native task kernel) takes task launches only, with whatever params struct it is given.
+  Kernel(Ref<Module> module, std::string name,
+         std::optional<KernelSignature> signature = std::nullopt)
+      : Object(kKind),
+        module_(std::move(module)),
+        name_(std::move(name)),
+        signature_(std::move(signature)) {}
 
   Module &module() const { return *module_; }
   const std::string &name() const { return name_; }
+  const KernelSignature *signature() const { return signature_ ? &*signature_ : nullptr; }
   // Throws INVALID_ARGUMENT if the kernel cannot take an ISPCRT-style launch (one params
   // pointer, or none).
-  virtual void checkTaskLaunch(bool hasParams) const { (void)hasParams; }
+  void checkTaskLaunch(bool hasParams) const;
   // Throws INVALID_ARGUMENT (naming the argument) if args do not match the kernel's signature,
-  // or UNSUPPORTED if the kernel takes task launches only. May choose range.localSize.
-  virtual void checkLaunch(const KernelArgs &args, NDRange &range) const;
+  // UNSUPPORTED if the kernel takes task launches only, or what the device's own limits say.
+  // Chooses the local sizes the launch left open.
+  void checkLaunch(const KernelArgs &args, NDRange &range) const;
+  // The range of an ISPCRT-style launch of a kernel with a signature (taskRange with the
+  // device's program count).
+  NDRange taskRange(const std::array<uint32_t, 3> &dims) const;
+
+ protected:
+  // Limits of the device beyond the signature (local memory, ...), on a checked launch.
+  virtual void checkDeviceLimits(const KernelArgs &args, const NDRange &range) const {
+    (void)args, (void)range;
+  }
 
  private:
   Ref<Module> module_;
   std::string name_;
+  std::optional<KernelSignature> signature_;
 };
 
 // One queued command, already validated. Holds references to what it touches, so handles may

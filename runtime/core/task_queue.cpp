@@ -432,13 +432,6 @@ void TaskQueue::sync() {
   if (failure) fail(XPURT_ERROR_EXECUTION_FAILED, "{}", *failure);
 }
 
-void Kernel::checkLaunch(const KernelArgs &, NDRange &) const {
-  fail(XPURT_ERROR_UNSUPPORTED,
-       "kernel '{}' of module '{}' takes task launches only (a params pointer and task "
-       "dimensions), not launches with arguments",
-       name(), module().name());
-}
-
 }  // namespace xpurt::core
 
 namespace xpurt::core {

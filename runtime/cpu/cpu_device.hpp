@@ -22,6 +22,8 @@ class CpuDevice final : public core::Device {
   core::Ref<core::Module> loadSpirv(std::span<const std::byte> bytes, const std::string &name,
                                     const core::ModuleOptions &options) override;
   bool loadsNativeLibraries() const override { return true; }
+  // One AVX-512 vector of floats: the widest the JIT vectorises the work-item loop to.
+  uint32_t programCount() const override { return 16; }
   core::Ref<core::Module> loadNativeLibrary(const core::NativeLibrary &library,
                                             const core::ModuleOptions &options) override;
 

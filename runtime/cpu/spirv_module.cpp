@@ -25,16 +25,11 @@
 namespace xpurt::cpu {
 namespace {
 
-using spirv::KernelArg;
 using spirv::KernelInfo;
 
 // __local memory per work-group: each thread keeps one such buffer, so a bound keeps a bad size
 // from becoming a huge allocation (OpenCL CPU devices report far less: 32 KiB to 256 KiB).
 constexpr uint64_t kMaxLocalBytes = uint64_t{1} << 30;
-
-// Work-items per group in an ISPCRT-style launch of a kernel without reqd_work_group_size:
-// one AVX-512 vector of floats.
-constexpr uint32_t kDefaultProgramCount = 16;
 
 // Per-thread memory for the groups a thread runs, grown as launches need.
 struct ScratchBuffer {
@@ -137,41 +132,16 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
 
 class SpirvKernel final : public CpuKernel {
  public:
-  SpirvKernel(core::Ref<core::Module> module, KernelInfo info, KernelLayout layout,
+  SpirvKernel(core::Ref<core::Module> module, const KernelInfo &info, KernelLayout layout,
               WorkGroupFunction fn)
-      : CpuKernel(std::move(module), info.name), info_(std::move(info)), layout_(layout), fn_(fn) {}
+      : CpuKernel(std::move(module), info.name, info.signature()), layout_(layout), fn_(fn) {}
 
-  void checkTaskLaunch(bool hasParams) const override {
-    size_t n = info_.args.size();
-    bool pointer = n == 1 && (info_.args[0].kind == KernelArg::Kind::GlobalPointer ||
-                              info_.args[0].kind == KernelArg::Kind::ConstantPointer);
-    if (n > 1 || (n == 1 && !pointer))
-      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
-                 "kernel '{}' takes {}; a task launch passes a single params pointer", name(),
-                 describeArgs());
-    if (n == 1 && !hasParams)
-      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
-                 "kernel '{}' takes a params pointer, but the launch has no params view", name());
-  }
-
-  // The ISPCRT model: one work-group per task, programCount work-items in each.
   void run(void *params, const std::array<uint32_t, 3> &dims) const override {
-    core::NDRange r;
-    for (int d = 0; d < 3; ++d) {
-      uint32_t required = info_.requiredLocalSize[d];
-      r.localSize[d] = required ? required : (d == 0 ? kDefaultProgramCount : 1);
-      r.globalSize[d] = dims[d] * r.localSize[d];
-    }
-    r.workDim = dims[2] > 1 ? 3 : dims[1] > 1 ? 2 : 1;
     void *const args[1] = {&params};
-    runWorkGroups(fn_, args, r, layout_.staticLocalBytes, layout_, name());
+    runWorkGroups(fn_, args, taskRange(dims), layout_.staticLocalBytes, layout_, name());
   }
 
-  void checkLaunch(const core::KernelArgs &given, core::NDRange &range) const override {
-    if (given.args.size() != info_.args.size())
-      core::fail(XPURT_ERROR_INVALID_ARGUMENT, "kernel '{}' takes {}; the launch gives {}", name(),
-                 describeArgs(), given.args.size());
-    for (size_t i = 0; i < given.args.size(); ++i) checkArg(i, info_.args[i], given.args[i]);
+  void checkDeviceLimits(const core::KernelArgs &given, const core::NDRange &) const override {
     if (uint64_t bytes = localLayout(given, nullptr); bytes > kMaxLocalBytes)
       core::fail(
           XPURT_ERROR_OUT_OF_RANGE,
@@ -181,20 +151,6 @@ class SpirvKernel final : public CpuKernel {
           name(),
           bytes == UINT64_MAX ? std::string("more than that") : std::to_string(bytes) + " bytes",
           layout_.staticLocalBytes, kMaxLocalBytes);
-    bool required = info_.requiredLocalSize[0] != 0;
-    for (uint32_t d = 0; d < 3; ++d) {
-      uint64_t want = required ? info_.requiredLocalSize[d] : 0;
-      uint64_t &local = range.localSize[d];
-      if (d >= range.workDim) local = want ? want : 1;
-      if (local == 0)
-        local = want ? want : (d == 0 ? std::min<uint64_t>(range.globalSize[0], 64) : 1);
-      if (want && local != want)
-        core::fail(XPURT_ERROR_INVALID_ARGUMENT,
-                   "kernel '{}' requires work-groups of {}x{}x{} (reqd_work_group_size); the "
-                   "launch asks for a local size of {} in dimension {}",
-                   name(), info_.requiredLocalSize[0], info_.requiredLocalSize[1],
-                   info_.requiredLocalSize[2], local, d);
-    }
   }
 
   // The group's __local memory: static variables, then each __local argument, each 128-byte
@@ -229,43 +185,6 @@ class SpirvKernel final : public CpuKernel {
   }
 
  private:
-  std::string describeArgs() const {
-    std::string s = std::to_string(info_.args.size()) + " arguments (";
-    for (size_t i = 0; i < info_.args.size(); ++i)
-      s += (i ? ", " : "") + std::string(spirv::argKindName(info_.args[i].kind));
-    return s + ")";
-  }
-
-  void checkArg(size_t i, const KernelArg &want, const core::KernelArgs::Arg &got) const {
-    const char *gotKind = got.kind == XPURT_KERNEL_ARG_VALUE         ? "a value"
-                          : got.kind == XPURT_KERNEL_ARG_MEMORY_VIEW ? "a memory view"
-                                                                     : "local memory";
-    auto mismatch = [&](const std::string &expected) {
-      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
-                 "argument {} of kernel '{}' is a {} ({}); the launch gives {} of {} bytes: pass "
-                 "{}",
-                 i, name(), spirv::argKindName(want.kind), want.typeName, gotKind, got.size,
-                 expected);
-    };
-    switch (want.kind) {
-      case KernelArg::Kind::GlobalPointer:
-      case KernelArg::Kind::ConstantPointer:
-        if (got.kind == XPURT_KERNEL_ARG_MEMORY_VIEW) return;
-        if (got.kind == XPURT_KERNEL_ARG_VALUE && got.size == 8) return;  // a raw device pointer
-        mismatch("a memory view");
-        return;
-      case KernelArg::Kind::LocalPointer:
-        if (got.kind != XPURT_KERNEL_ARG_LOCAL) mismatch("XPURT_KERNEL_ARG_LOCAL with a size");
-        return;
-      case KernelArg::Kind::Value:
-      case KernelArg::Kind::Struct:
-        if (got.kind != XPURT_KERNEL_ARG_VALUE || got.size != want.size)
-          mismatch(fmt::format("a value of {} bytes", want.size));
-        return;
-    }
-  }
-
-  KernelInfo info_;
   KernelLayout layout_;
   WorkGroupFunction fn_;
 };

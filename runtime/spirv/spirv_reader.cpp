@@ -18,22 +18,6 @@
 
 namespace xpurt::spirv {
 
-const char *argKindName(KernelArg::Kind kind) {
-  switch (kind) {
-    case KernelArg::Kind::GlobalPointer:
-      return "global pointer";
-    case KernelArg::Kind::ConstantPointer:
-      return "constant pointer";
-    case KernelArg::Kind::LocalPointer:
-      return "local pointer";
-    case KernelArg::Kind::Value:
-      return "value";
-    case KernelArg::Kind::Struct:
-      return "struct by value";
-  }
-  return "?";
-}
-
 namespace {
 
 // The translator reads get_global_size(d) (and its kin) with a run-time d as one call per
