@@ -60,7 +60,7 @@ XPURT_API XpurtResult xpurtGetDeviceWithOptions(XpurtDeviceType type, uint32_t i
     readConfig();
     core::DeviceOptions opts = deviceOptions(options);
     core::DeviceAddress at = core::findDevice(type, index);
-    api::publish(device, at.backend->createDevice(at.index, opts));
+    api::publish(device, at.backend->device(at.index, opts));
   });
 }
 

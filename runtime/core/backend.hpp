@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,7 @@ class TaskQueue;
 
 struct DeviceOptions {
   bool separateMemory = false;  // XPURT_DEVICE_FLAG_SEPARATE_MEMORY
+  bool operator==(const DeviceOptions &) const = default;
 };
 
 struct QueueOptions {
@@ -44,7 +46,18 @@ class Backend {
   virtual XpurtDeviceType deviceType() const = 0;
   virtual uint32_t deviceCount() = 0;
   virtual XpurtDeviceInfo deviceInfo(uint32_t index) = 0;
+  // The device at index with these options: the one that lives already, shared by every
+  // handle and context that names it (one backend state per device), or a new one.
+  Ref<Device> device(uint32_t index, const DeviceOptions &options);
+
+ protected:
   virtual Ref<Device> createDevice(uint32_t index, const DeviceOptions &options) = 0;
+
+ private:
+  friend class Device;
+  void forget(const Device *device);  // from ~Device
+  std::mutex devicesMutex_;
+  std::vector<Device *> devices_;  // the living ones
 };
 
 using BackendFactory = std::unique_ptr<Backend> (*)();
@@ -78,8 +91,15 @@ class Device : public Object {
  public:
   static constexpr ObjectKind kKind = ObjectKind::Device;
   explicit Device(Backend &backend) : Object(kKind), backend_(backend) {}
+  ~Device() override {
+    if (registered_) backend_.forget(this);
+  }
 
   Backend &backend() const { return backend_; }
+  uint32_t index() const { return index_; }  // within its backend
+  const DeviceOptions &options() const { return options_; }
+  // "cpu:0 (name)", with "separate memory" where asked for: for messages.
+  std::string label() const;
   virtual XpurtDeviceInfo info() const = 0;
   // Device views alias their host copy (no separate storage, copies are free).
   virtual bool deviceMemoryIsHostMemory() const = 0;
@@ -105,7 +125,11 @@ class Device : public Object {
   }
 
  private:
+  friend class Backend;
   Backend &backend_;
+  uint32_t index_ = 0;
+  DeviceOptions options_;
+  bool registered_ = false;  // in the backend's list of living devices
 };
 
 class Module : public Object {

@@ -1,5 +1,6 @@
 #include "backend.hpp"
 
+#include "error.hpp"
 #include "log.hpp"
 
 #include <algorithm>
@@ -26,6 +27,30 @@ std::span<Backend *const> backends() {
     return all;
   }();
   return *list;
+}
+
+Ref<Device> Backend::device(uint32_t index, const DeviceOptions &options) {
+  std::lock_guard lock(devicesMutex_);
+  for (Device *d : devices_)
+    // A device in its last release is not handed out again: a new one replaces it.
+    if (d->index_ == index && d->options_ == options && d->tryRetain())
+      return Ref<Device>::adopt(d);
+  Ref<Device> created = createDevice(index, options);
+  created->index_ = index;
+  created->options_ = options;
+  created->registered_ = true;
+  devices_.push_back(created.get());
+  return created;
+}
+
+void Backend::forget(const Device *device) {
+  std::lock_guard lock(devicesMutex_);
+  std::erase(devices_, device);
+}
+
+std::string Device::label() const {
+  return fmt::format("{}:{} ({}{})", backend_.name(), index_, info().name,
+                     options_.separateMemory ? ", separate memory" : "");
 }
 
 }  // namespace xpurt::core

@@ -94,7 +94,7 @@ Ref<Context> Context::create(XpurtDeviceType type) {
   Ref<Context> ctx = Ref<Context>::adopt(new Context);
   ctx->backend_ = first.backend;
   for (uint32_t i = 0, n = first.backend->deviceCount(); i < n; ++i)
-    ctx->devices_.push_back(first.backend->createDevice(i, DeviceOptions{}));
+    ctx->devices_.push_back(first.backend->device(i, DeviceOptions{}));
   return ctx;
 }
 

@@ -21,6 +21,13 @@ class Object {
   ObjectKind kind() const { return kind_; }
 
   void retain() const noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // A reference to an object that may be in its last release: false once the count is 0.
+  bool tryRetain() const noexcept {
+    uint32_t n = refs_.load(std::memory_order_relaxed);
+    while (n != 0)
+      if (refs_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) return true;
+    return false;
+  }
   void release() const noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }

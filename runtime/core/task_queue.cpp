@@ -50,6 +50,13 @@ void TaskQueue::checkView(const MemoryView &view, const char *what) const {
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "{}: the memory view belongs to a {} device, but this queue runs on a {} device", what,
          view.device().backend().name(), device_->backend().name());
+  // Device memory is the device's own; shared and host memory serve every device of the
+  // backend's context.
+  if (view.type() == XPURT_ALLOC_TYPE_DEVICE && &view.device() != device_.get())
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "{}: the memory view is device memory of {}, but this queue runs on {}; copy the data "
+         "into a view of this device, or use a SHARED view",
+         what, view.device().label(), device_->label());
 }
 
 // Bytes [offset, offset + size) of the storage at base, as the hazard tracker sees them.

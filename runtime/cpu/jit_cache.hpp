@@ -1,10 +1,11 @@
-// The CPU JIT's disk cache: compiled modules (machine code plus what the runtime needs to
-// launch their kernels) under XPURT_CACHE_DIR, keyed by the SPIR-V, the module options, the
-// CPU and its features, and the xpurt version. An entry that is corrupt, truncated or made for
-// another key is detected, removed and rebuilt; it is never executed.
+// The CPU JIT's entries in the disk cache (core/disk_cache.hpp): machine code plus what the
+// runtime needs to launch the kernels, keyed by the SPIR-V, the module options, the CPU and
+// its features, and the xpurt build. A payload that is malformed is removed and rebuilt; it
+// is never executed.
 #pragma once
 
 #include "core/backend.hpp"
+#include "core/disk_cache.hpp"
 #include "spirv/spirv_reader.hpp"
 #include "work_group_builder.hpp"
 
@@ -21,10 +22,7 @@ namespace xpurt::cpu {
 
 class JitEngine;
 
-struct CacheKey {
-  uint64_t hash[2];
-  std::string material;  // what the hash covers besides the SPIR-V, stored and compared in full
-};
+using CacheKey = core::disk_cache::Key;
 
 CacheKey makeCacheKey(std::span<const std::byte> spirv, const core::ModuleOptions &options,
                       const JitEngine &engine);
@@ -45,10 +43,6 @@ struct CacheEntry {
 // object is ELF, and gives nothing for anything malformed.
 std::string serializeEntry(const CacheEntry &entry);
 std::optional<CacheEntry> deserializeEntry(std::string_view payload);
-
-// The cache folder: XPURT_CACHE_DIR, else $XDG_CACHE_HOME/xpurt, else ~/.cache/xpurt; nothing
-// if XPURT_CACHE_DIR is "off" or no folder can be made (logged).
-std::optional<std::filesystem::path> cacheDirectory();
 
 std::optional<CacheEntry> readCacheEntry(const std::filesystem::path &dir, const CacheKey &key);
 // Best effort: a failure is logged, not thrown.

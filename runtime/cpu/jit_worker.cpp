@@ -1,6 +1,6 @@
 #include "jit_worker.hpp"
 
-#include "byte_stream.hpp"
+#include "core/byte_stream.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -44,7 +44,7 @@ struct Request {
 
 std::string encodeRequest(const std::vector<uint32_t> &words, const std::string &name,
                           const core::ModuleOptions &options) {
-  Writer w;
+  core::Writer w;
   w.u32(kRequestMagic);
   w.str(name);
   w.str(options.buildFlags);
@@ -59,7 +59,7 @@ std::string encodeRequest(const std::vector<uint32_t> &words, const std::string 
 }
 
 std::optional<Request> decodeRequest(std::string_view bytes) {
-  Reader r(bytes);
+  core::Reader r(bytes);
   Request q;
   if (r.u32() != kRequestMagic) return std::nullopt;
   q.name = r.str();
@@ -103,7 +103,7 @@ struct Answer {
 };
 
 std::string encodeAnswer(const Answer &a) {
-  Writer w;
+  core::Writer w;
   w.u32(kAnswerMagic);
   w.u32(static_cast<uint32_t>(a.logs.size()));
   for (const LogRecord &l : a.logs) {
@@ -116,7 +116,7 @@ std::string encodeAnswer(const Answer &a) {
 }
 
 std::optional<Answer> decodeAnswer(std::string_view bytes) {
-  Reader r(bytes);
+  core::Reader r(bytes);
   Answer a;
   if (r.u32() != kAnswerMagic) return std::nullopt;
   uint32_t logs = r.u32();

@@ -272,7 +272,7 @@ core::Ref<core::Module> loadSpirvModule(core::Ref<core::Device> device,
       if (auto compiled = it->second.second.lock())
         return core::makeRef<SpirvModule>(std::move(device), name, std::move(compiled));
   }
-  std::optional<std::filesystem::path> dir = cacheDirectory();
+  std::optional<std::filesystem::path> dir = core::disk_cache::directory();
   std::optional<CacheEntry> entry = dir ? readCacheEntry(*dir, key) : std::nullopt;
   const char *how = "from the disk cache";
   if (!entry) {

@@ -25,6 +25,37 @@ TEST(Devices, TheCpuIsAlwaysThereAndDescribesItself) {
                    .deviceMemoryIsHostMemory);
 }
 
+TEST(Devices, EveryGetOfADeviceReturnsTheOneDeviceWhileItLives) {
+  XpurtDevice a = nullptr, b = nullptr, c = nullptr, separate = nullptr;
+  ASSERT_EQ(xpurtGetDevice(XPURT_DEVICE_TYPE_CPU, 0, &a), XPURT_SUCCESS);
+  ASSERT_EQ(xpurtGetDevice(XPURT_DEVICE_TYPE_CPU, 0, &b), XPURT_SUCCESS);
+  EXPECT_EQ(a, b);
+  XpurtContext context = nullptr;
+  ASSERT_EQ(xpurtNewContext(XPURT_DEVICE_TYPE_CPU, &context), XPURT_SUCCESS);
+  ASSERT_EQ(xpurtContextGetDevice(context, 0, &c), XPURT_SUCCESS);
+  EXPECT_EQ(c, a);
+  // Other options make another device: device memory of its own.
+  XpurtDeviceOptions options{sizeof options, XPURT_DEVICE_FLAG_SEPARATE_MEMORY};
+  ASSERT_EQ(xpurtGetDeviceWithOptions(XPURT_DEVICE_TYPE_CPU, 0, &options, &separate),
+            XPURT_SUCCESS);
+  EXPECT_NE(separate, a);
+  // Each get is a reference of its own: the device stays usable until the last is released.
+  for (XpurtDevice d : {a, b, c}) {
+    XpurtDeviceInfo info{};
+    EXPECT_EQ(xpurtDeviceGetInfo(a, &info), XPURT_SUCCESS);
+    EXPECT_EQ(xpurtRelease(d), XPURT_SUCCESS);
+  }
+  XpurtDeviceInfo info{};
+  EXPECT_EQ(xpurtDeviceGetInfo(a, &info), XPURT_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(xpurtRelease(context), XPURT_SUCCESS);
+  EXPECT_EQ(xpurtRelease(separate), XPURT_SUCCESS);
+  // A device released by everyone is made anew by the next get, with a new handle.
+  XpurtDevice again = nullptr;
+  ASSERT_EQ(xpurtGetDevice(XPURT_DEVICE_TYPE_CPU, 0, &again), XPURT_SUCCESS);
+  EXPECT_NE(again, a);
+  EXPECT_EQ(xpurtRelease(again), XPURT_SUCCESS);
+}
+
 TEST(Devices, AutoIsTheCpuWhenThereIsNoGpu) {
   if (Device::count(DeviceType::GPU) > 0) GTEST_SKIP() << "this machine has a GPU";
   EXPECT_EQ(Device(DeviceType::Auto).info().type, XPURT_DEVICE_TYPE_CPU);

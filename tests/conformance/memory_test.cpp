@@ -129,6 +129,49 @@ TEST_P(MemoryTest, SharedVectorLivesInContextMemory) {
   EXPECT_EQ(fromContext.hostPtr(), fromContext.devicePtr());
 }
 
+// Every handle to one device names one device object, whose device memory it shares.
+TEST_P(MemoryTest, EveryHandleToTheDeviceSharesItsDeviceMemory) {
+  Device same(GetParam().type, 0, GetParam().flags);
+  EXPECT_EQ(same.handle(), device.handle());
+  std::vector<int32_t> values(16, 3);
+  Array<int32_t> mine(same, values);
+  queue.copyToDevice(mine);
+  queue.fill(mine, int32_t{8});
+  queue.copyToHost(mine);
+  queue.sync();
+  EXPECT_EQ(values[15], 8);
+}
+
+// Device memory belongs to its device; shared memory serves every device of the backend.
+// "Another device": a second one of the backend where there is one, else this one with the
+// other memory arrangement, which is a device of its own (storage of its own or none).
+TEST_P(MemoryTest, ADeviceViewOfAnotherDeviceIsRefusedAndSharedViewsServeBoth) {
+  bool second = Device::count(GetParam().type) > 1;
+  Device other(GetParam().type, second ? 1 : 0,
+               second ? GetParam().flags : GetParam().flags ^ XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
+  ASSERT_NE(other.handle(), device.handle());
+  auto expectRefused = [](auto &&enqueue) {
+    try {
+      enqueue();
+      ADD_FAILURE() << "a view of another device was accepted";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), XPURT_ERROR_INVALID_ARGUMENT);
+      EXPECT_NE(std::string(e.what()).find("device memory of"), std::string::npos) << e.what();
+    }
+  };
+  Array<int32_t> foreign(other, 16);
+  expectRefused([&] { queue.copyToDevice(foreign); });
+  expectRefused([&] { queue.fill(foreign, int32_t{1}); });
+  Array<AddParams> foreignParams(other);
+  expectRefused([&] { queue.launch(Kernel(module, "add_value"), foreignParams, 1); });
+
+  // Nothing was queued by the refusals; shared memory of the other device works here.
+  Array<int32_t, AllocType::Shared> shared(other, 16);
+  queue.fill(shared, int32_t{5});
+  queue.sync();
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(shared.hostPtr()[i], 5) << i;
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(MemoryTest);
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace xpurt::cpu {
+namespace xpurt::core {
 
 class Writer {
  public:
@@ -58,4 +58,4 @@ class Reader {
   bool ok_ = true;
 };
 
-}  // namespace xpurt::cpu
+}  // namespace xpurt::core
