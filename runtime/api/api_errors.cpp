@@ -1,7 +1,7 @@
 // Errors, reference counting and the error function.
 #include "api_common.hpp"
+#include "core/host_callback.hpp"
 #include "core/log.hpp"
-#include "core/task_queue.hpp"
 
 #include <mutex>
 

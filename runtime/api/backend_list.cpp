@@ -11,4 +11,11 @@ std::span<const BackendFactory> backendFactories() {
   return factories;
 }
 
+// Every backend XPURT_DEVICE may name, those this build leaves out included (they then name
+// no device of this machine, which is a NOT_FOUND error rather than a bad setting).
+std::span<const char *const> backendNames() {
+  static const char *const names[] = {"cpu", "level_zero", "cuda"};
+  return names;
+}
+
 }  // namespace xpurt::core

@@ -16,7 +16,7 @@ std::optional<std::string> envValue(const char *name) {
   return std::string(v);
 }
 
-static bool parseUnsigned(const std::string &text, uint64_t &out) {
+bool parseUnsigned(const std::string &text, uint64_t &out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc() && end == text.data() + text.size();
 }
@@ -31,7 +31,7 @@ uint64_t envUnsigned(const char *name, uint64_t min, uint64_t max, uint64_t fall
   return n;
 }
 
-static std::string lower(std::string s) {
+std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
@@ -55,28 +55,6 @@ std::vector<std::string> envPathList(const char *name) {
   for (std::string dir; std::getline(in, dir, ':');)
     if (!dir.empty()) dirs.push_back(dir);
   return dirs;
-}
-
-std::optional<DeviceSelector> deviceSelectorFromEnv() {
-  auto v = envValue("XPURT_DEVICE");
-  if (!v) return std::nullopt;
-  std::string text = lower(*v);
-  DeviceSelector sel;
-  auto colon = text.find(':');
-  sel.backend = text.substr(0, colon);
-  bool known = sel.backend == "cpu" || sel.backend == "gpu" || sel.backend == "auto" ||
-               sel.backend == "level_zero" || sel.backend == "cuda";
-  uint64_t index = 0;
-  bool indexOk = colon == std::string::npos ||
-                 (parseUnsigned(text.substr(colon + 1), index) && index <= UINT32_MAX);
-  if (!known || !indexOk || (sel.backend == "auto" && colon != std::string::npos))
-    fail(XPURT_ERROR_INVALID_CONFIG,
-         "XPURT_DEVICE='{}' is not a device: use cpu, gpu, auto, level_zero or cuda, optionally "
-         "followed by :<index> (for example cuda:0)",
-         *v);
-  if (sel.backend == "auto") sel.backend.clear();
-  sel.index = static_cast<uint32_t>(index);
-  return sel;
 }
 
 }  // namespace xpurt::core

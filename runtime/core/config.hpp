@@ -21,11 +21,8 @@ size_t envChoice(const char *name, const std::vector<const char *> &words, size_
 // A ':'-separated list of folders.
 std::vector<std::string> envPathList(const char *name);
 
-// XPURT_DEVICE: which device AUTO means.
-struct DeviceSelector {
-  std::string backend;  // "cpu", "gpu", "level_zero", "cuda", or "" for auto
-  uint32_t index = 0;
-};
-std::optional<DeviceSelector> deviceSelectorFromEnv();
+// Lower case; a whole unsigned decimal number (false for anything else).
+std::string lower(std::string s);
+bool parseUnsigned(const std::string &text, uint64_t &out);
 
 }  // namespace xpurt::core

@@ -5,6 +5,45 @@
 
 namespace xpurt::core {
 
+// Every backend name XPURT_DEVICE takes, built here or not (runtime/api/backend_list.cpp).
+std::span<const char *const> backendNames();
+
+namespace {
+
+// XPURT_DEVICE: which device AUTO means.
+struct DeviceSelector {
+  std::string backend;  // a backend's name, "cpu" or "gpu" for a type, or "" for auto
+  uint32_t index = 0;
+};
+
+std::optional<DeviceSelector> deviceSelectorFromEnv() {
+  auto v = envValue("XPURT_DEVICE");
+  if (!v) return std::nullopt;
+  std::string text = lower(*v);
+  DeviceSelector sel;
+  auto colon = text.find(':');
+  sel.backend = text.substr(0, colon);
+  std::string names = "cpu, gpu, auto";
+  bool known = sel.backend == "cpu" || sel.backend == "gpu" || sel.backend == "auto";
+  for (const char *name : backendNames()) {
+    known = known || sel.backend == name;
+    if (std::string(name) != "cpu") names += fmt::format(", {}", name);
+  }
+  uint64_t index = 0;
+  bool indexOk = colon == std::string::npos ||
+                 (parseUnsigned(text.substr(colon + 1), index) && index <= UINT32_MAX);
+  if (!known || !indexOk || (sel.backend == "auto" && colon != std::string::npos))
+    fail(XPURT_ERROR_INVALID_CONFIG,
+         "XPURT_DEVICE='{}' is not a device: use {}, optionally followed by :<index> (for "
+         "example gpu:0)",
+         *v, names);
+  if (sel.backend == "auto") sel.backend.clear();
+  sel.index = static_cast<uint32_t>(index);
+  return sel;
+}
+
+}  // namespace
+
 static std::string available() {
   std::string list;
   for (Backend *b : backends())

@@ -440,17 +440,3 @@ void TaskQueue::sync() {
 }
 
 }  // namespace xpurt::core
-
-namespace xpurt::core {
-
-static thread_local std::string hostCallbackError;
-
-void setHostCallbackError(const char *message) {
-  hostCallbackError = message ? message : "";
-}
-
-std::string takeHostCallbackError() {
-  return std::exchange(hostCallbackError, std::string());
-}
-
-}  // namespace xpurt::core

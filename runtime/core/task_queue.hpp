@@ -113,11 +113,3 @@ class TaskQueue : public Object {
 };
 
 }  // namespace xpurt::core
-
-namespace xpurt::core {
-
-// The message a host callback gives its failure (xpurtHostCallbackSetError), per thread.
-void setHostCallbackError(const char *message);
-std::string takeHostCallbackError();
-
-}  // namespace xpurt::core

@@ -1,6 +1,7 @@
 #include "command_execution.hpp"
 
 #include "core/clock.hpp"
+#include "core/host_callback.hpp"
 #include "core/log.hpp"
 #include "cpu_device.hpp"
 #include "cpu_kernel.hpp"
@@ -47,17 +48,9 @@ void executeCommand(core::Command &cmd, core::FailureLog *failures) {
       case Type::LaunchKernel:
         static_cast<CpuKernel &>(*cmd.kernel).run(*cmd.args, cmd.range);
         break;
-      case Type::HostCallback: {
-        // A message an earlier callback set and then succeeded is not this one's.
-        core::takeHostCallbackError();
-        XpurtResult r = cmd.func(cmd.userData);
-        if (r != XPURT_SUCCESS) {
-          std::string why = core::takeHostCallbackError();
-          failure = fmt::format("host callback failed ({}){}{}", xpurtResultString(r),
-                                why.empty() ? "" : ": ", why);
-        }
+      case Type::HostCallback:
+        failure = core::runHostCallback(cmd.func, cmd.userData);
         break;
-      }
       case Type::Barrier:
         break;
     }
