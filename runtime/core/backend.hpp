@@ -1,6 +1,6 @@
 // The backend interface. A backend enumerates devices of one kind; a device allocates memory,
-// creates queues and loads modules; a queue runs commands in the order they are submitted,
-// each signalling its event. runtime/core never includes a backend: backends are reached
+// creates queues and loads modules; a queue runs commands (command.hpp), each signalling its
+// event. runtime/core never includes a backend: backends are reached
 // through this interface and registered in runtime/api/backend_list.cpp.
 #pragma once
 
@@ -148,18 +148,7 @@ class Module : public Object {
   std::string name_;
 };
 
-// The arguments of a general launch, checked and copied: `data` holds each value (a device
-// pointer for a memory view, a uint64_t byte count for __local memory).
-struct KernelArgs {
-  struct Arg {
-    XpurtKernelArgKind kind;
-    uint32_t offset;  // into data
-    uint32_t size;    // VALUE: bytes; LOCAL: bytes per work-group; MEMORY_VIEW: 8
-  };
-  std::vector<Arg> args;
-  std::vector<std::byte> data;
-  std::vector<Ref<Object>> views;  // kept alive until the launch has run
-};
+struct KernelArgs;  // command.hpp
 
 struct NDRange {
   uint32_t workDim = 1;
@@ -204,39 +193,6 @@ class Kernel : public Object {
   Ref<Module> module_;
   std::string name_;
   std::optional<KernelSignature> signature_;
-};
-
-// One queued command, already validated. Holds references to what it touches, so handles may
-// be released while it waits. The backend runs it after every event in `waits` has completed
-// (and, in an in-order queue, after every command submitted before it), then signals `done`.
-struct Command {
-  enum class Type : uint8_t { Copy, Fill, Launch, LaunchKernel, HostCallback, Barrier };
-  enum class CopyKind : uint8_t { ToDevice, ToHost, DeviceToDevice };
-  static constexpr size_t kMaxPatternSize = 128;
-
-  Type type = Type::Barrier;
-  CopyKind copyKind = CopyKind::ToDevice;                     // Copy
-  uint32_t patternSize = 0;                                   // Fill
-  void *dst = nullptr;                                        // Copy, Fill
-  const void *src = nullptr;                                  // Copy
-  size_t size = 0;                                            // Copy, Fill: bytes
-  uint64_t pattern = 0;                                       // Fill: a pattern of up to 8 bytes
-  std::shared_ptr<const std::vector<std::byte>> longPattern;  // Fill: a longer one
-  Ref<Kernel> kernel;                                         // Launch, LaunchKernel
-  void *params = nullptr;
-  std::array<uint32_t, 3> dims{1, 1, 1};
-  std::shared_ptr<const KernelArgs> args;  // LaunchKernel
-  NDRange range;
-  XpurtHostFunc func = nullptr;  // HostCallback
-  void *userData = nullptr;
-  std::array<Ref<Object>, 2> keepAlive;  // the memory views involved
-  std::vector<Ref<Event>> waits;         // what must complete first
-  Ref<Event> done;                       // null for a barrier of an in-order queue
-
-  const std::byte *patternBytes() const {
-    return longPattern ? longPattern->data() : reinterpret_cast<const std::byte *>(&pattern);
-  }
-  bool isLaunch() const { return type == Type::Launch || type == Type::LaunchKernel; }
 };
 
 }  // namespace xpurt::core

@@ -1,6 +1,6 @@
 #include "kernel_signature.hpp"
 
-#include "backend.hpp"
+#include "command.hpp"
 #include "error.hpp"
 
 #include <algorithm>

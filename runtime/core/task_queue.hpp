@@ -1,11 +1,10 @@
-// TaskQueue: checks every command against its views, kernel and device, works out what it
-// must wait for (out-of-order queues: from declared memory accesses, barriers and waits), then
-// hands it to the backend.
+// TaskQueue: has each command built and checked (CommandBuilder), works out what it must wait
+// for (out-of-order queues: from declared memory accesses, barriers and waits), then hands it
+// to the backend.
 #pragma once
 
-#include "backend.hpp"
+#include "command_builder.hpp"
 #include "hazard_tracker.hpp"
-#include "memory_view.hpp"
 
 #include <memory>
 #include <mutex>
@@ -49,25 +48,11 @@ class TaskQueue : public Object {
                       size_t size);
   Ref<Event> fill(MemoryView &view, size_t offset, size_t size, const void *pattern,
                   size_t patternSize);
-  // A range of a view that a task launch touches, its view already looked up.
-  struct AccessInput {
-    MemoryView *view;
-    size_t offset;
-    size_t size;
-    XpurtAccess access;
-  };
+  using AccessInput = CommandBuilder::AccessInput;
+  using ArgInput = CommandBuilder::ArgInput;
   // accesses: null for a launch that declares nothing (ordered against everything).
   Ref<Event> launch(Kernel &kernel, MemoryView *params,
                     const std::span<const AccessInput> *accesses, size_t d0, size_t d1, size_t d2);
-  // One argument of launchKernel, its view already looked up.
-  struct ArgInput {
-    XpurtKernelArgKind kind;
-    size_t size;
-    const void *value;
-    MemoryView *view;
-    size_t offset;
-    XpurtAccess access;
-  };
   Ref<Event> launchKernel(Kernel &kernel, std::span<const ArgInput> args, uint32_t workDim,
                           const size_t *globalOffset, const size_t *globalSize,
                           const size_t *localSize);
@@ -97,14 +82,13 @@ class TaskQueue : public Object {
   // command touches.
   Ref<Event> submitWithEvent(Command &&cmd, Ordering ordering,
                              std::span<const MemoryUse> uses = {});
-  // Between a view's host copy and its device storage.
-  Ref<Event> copyWithin(MemoryView &view, size_t offset, size_t size, bool toDevice);
-  void checkView(const MemoryView &view, const char *what) const;
-  void checkComputeEngine(const Kernel &kernel, const char *what) const;
+  // Submits a built command, ordered by what it declares.
+  Ref<Event> submitCommand(Command &&cmd);
   void traceOnCompletion(const Command &cmd, const Ref<Event> &done);
 
   Ref<Device> device_;
   QueueOptions options_;
+  CommandBuilder builder_;
   uint32_t computeTrack_ = 0;  // trace tracks; 0 when not tracing
   uint32_t copyTrack_ = 0;
   std::mutex submitMutex_;  // out-of-order queues: dependencies and submission in one order

@@ -35,15 +35,17 @@ void executeCommand(core::Command &cmd, core::FailureLog *failures) {
     // wait that could never end (refused by the other queue) fails this command instead.
     for (const core::Ref<core::Event> &w : cmd.waits) w->wait();
     switch (cmd.type) {
-      case Type::Copy:
-        if (cmd.dst != cmd.src && cmd.size) std::memcpy(cmd.dst, cmd.src, cmd.size);
+      case Type::Copy: {
+        std::byte *dst = cmd.dst.pointer();
+        const std::byte *src = cmd.src.pointer();
+        if (dst != src && cmd.dst.size) std::memcpy(dst, src, cmd.dst.size);
         break;
+      }
       case Type::Fill:
-        fillPattern(static_cast<std::byte *>(cmd.dst), cmd.size, cmd.patternBytes(),
-                    cmd.patternSize);
+        fillPattern(cmd.dst.pointer(), cmd.dst.size, cmd.patternBytes(), cmd.patternSize);
         break;
       case Type::Launch:
-        static_cast<CpuKernel &>(*cmd.kernel).run(cmd.params, cmd.dims);
+        static_cast<CpuKernel &>(*cmd.kernel).run(cmd.params(), cmd.dims);
         break;
       case Type::LaunchKernel:
         static_cast<CpuKernel &>(*cmd.kernel).run(*cmd.args, cmd.range);

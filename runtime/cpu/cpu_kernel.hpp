@@ -1,7 +1,7 @@
 // What the CPU queue runs: a kernel of either kind of CPU module (native or SPIR-V).
 #pragma once
 
-#include "core/backend.hpp"
+#include "core/command.hpp"
 
 #include <array>
 

@@ -1,0 +1,89 @@
+// Commands: what a queue hands its backend, checked once by the CommandBuilder. A command
+// names its memory as ranges of memory views (MemoryRef) rather than raw pointers, so the
+// same command can be recorded and replayed with other memory bound to it; it holds
+// references to everything it touches, so handles may be released while it waits.
+#pragma once
+
+#include "backend.hpp"
+#include "hazard_tracker.hpp"
+#include "memory_view.hpp"
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace xpurt::core {
+
+// A range of a memory view as a command uses it.
+struct MemoryRef {
+  Ref<MemoryView> view;
+  size_t offset = 0;
+  size_t size = 0;
+  XpurtAccess access = XPURT_ACCESS_READ_WRITE;
+  bool hostCopy = false;  // a DEVICE view's host copy, not its device storage
+
+  explicit operator bool() const { return bool(view); }
+  // Where the range is now; resolved when the command runs.
+  std::byte *pointer() const {
+    return static_cast<std::byte *>(hostCopy ? view->hostPtr() : view->devicePtr()) + offset;
+  }
+  // The range as the hazard tracker sees it: a read, a write, or both.
+  void appendUses(std::vector<MemoryUse> &uses) const;
+};
+
+// The arguments of a general launch, checked and copied: `data` holds each value (a device
+// pointer for a memory view, a uint64_t byte count for __local memory).
+struct KernelArgs {
+  struct Arg {
+    XpurtKernelArgKind kind;
+    uint32_t offset;  // into data
+    uint32_t size;    // VALUE: bytes; LOCAL: bytes per work-group; MEMORY_VIEW: 8
+  };
+  struct ViewArg {
+    uint32_t index;  // of the argument whose value is ref.pointer()
+    MemoryRef ref;
+  };
+  std::vector<Arg> args;
+  std::vector<std::byte> data;
+  std::vector<ViewArg> views;  // the memory view arguments, which also keep them alive
+};
+
+// One queued command. The backend runs it after every event in `waits` has completed (and,
+// in an in-order queue, after every command submitted before it), then signals `done`.
+struct Command {
+  enum class Type : uint8_t { Copy, Fill, Launch, LaunchKernel, HostCallback, Barrier };
+  enum class CopyKind : uint8_t { ToDevice, ToHost, DeviceToDevice };
+  static constexpr size_t kMaxPatternSize = 128;
+
+  Type type = Type::Barrier;
+  CopyKind copyKind = CopyKind::ToDevice;  // Copy
+  bool declared = false;     // Launch: lists what it touches; without, ordered against everything
+  uint32_t patternSize = 0;  // Fill
+  MemoryRef dst;             // Copy, Fill
+  MemoryRef src;             // Copy; Launch: the params view
+  uint64_t pattern = 0;      // Fill: a pattern of up to 8 bytes
+  std::shared_ptr<const std::vector<std::byte>> longPattern;  // Fill: a longer one
+  Ref<Kernel> kernel;                                         // Launch, LaunchKernel
+  std::array<uint32_t, 3> dims{1, 1, 1};                      // Launch: task counts
+  std::shared_ptr<const std::vector<MemoryRef>> accesses;     // Launch: what it declares
+  std::shared_ptr<const KernelArgs> args;                     // LaunchKernel
+  NDRange range;                                              // LaunchKernel
+  XpurtHostFunc func = nullptr;                               // HostCallback
+  void *userData = nullptr;
+  std::vector<Ref<Event>> waits;  // what must complete first
+  Ref<Event> done;                // null for a barrier of an in-order queue
+
+  const std::byte *patternBytes() const {
+    return longPattern ? longPattern->data() : reinterpret_cast<const std::byte *>(&pattern);
+  }
+  bool isLaunch() const { return type == Type::Launch || type == Type::LaunchKernel; }
+  // Launch: the params pointer the kernel gets (null without a params view).
+  void *params() const { return src ? src.pointer() : nullptr; }
+  // Whether the command says what memory it touches (else it is ordered against everything,
+  // as a barrier is), and if so, what.
+  bool declaresMemory() const;
+  std::vector<MemoryUse> memoryUses() const;
+};
+
+}  // namespace xpurt::core
