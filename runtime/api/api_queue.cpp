@@ -200,7 +200,7 @@ XPURT_API XpurtResult xpurtFutureIsValid(XpurtFuture future, bool *valid) {
   return api::guarded("xpurtFutureIsValid", [&] {
     auto f = api::lookup<core::Event>(future, "future");
     api::checkOut(valid, "valid");
-    *valid = f->isDone();
+    *valid = f->ready();
   });
 }
 

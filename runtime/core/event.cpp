@@ -47,7 +47,7 @@ void Event::then(std::function<void()> fn) {
 }
 
 void Event::wait() const {
-  if (!isDone() && helper_) helper_->helpUntil([this] { return isDone(); });
+  if (!isDone() && driver_) driver_->helpUntil([this] { return isDone(); });
   spinThenSleep(
       sleepers_, [&] { return isDone(); },
       [&] { state_.wait(kPending, std::memory_order_seq_cst); });

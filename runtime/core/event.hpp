@@ -16,15 +16,21 @@
 
 namespace xpurt::core {
 
-// Lets a thread that waits for queued work run that work itself rather than sleep while a
-// worker is woken: the wake-up of an idle thread costs tens of microseconds on some machines.
-class WaitHelper {
+// The backend's side of its events: how a pending one makes progress when somebody looks at
+// it or waits for it. A CPU queue runs its queued work on the waiting thread rather than
+// sleep while a worker is woken (the wake-up of an idle thread costs tens of microseconds on
+// some machines); a GPU backend queries or waits on the device's own event and completes it.
+class EventDriver {
  public:
-  virtual ~WaitHelper() = default;
-  // Runs queued commands on the calling thread, in queue order, until done() holds or there
-  // is nothing it may run (the queue is empty, or another thread is running it). Throws
-  // INVALID_ARGUMENT for a wait that could never end (a command of the queue waiting on the
-  // queue's own later work).
+  virtual ~EventDriver() = default;
+  // Lets completions the device has signalled be seen: called when a pending event is asked
+  // whether it is done (xpurtFutureIsValid). Nothing to do where the backend completes its
+  // events itself as they end.
+  virtual void poll() {}
+  // Makes progress on the calling thread until done() holds or there is nothing it may do
+  // (the CPU: runs queued commands in queue order until the queue is empty, or another thread
+  // is running it). Throws INVALID_ARGUMENT for a wait that could never end (a command of the
+  // queue waiting on the queue's own later work).
   virtual void helpUntil(const std::function<bool()> &done) = 0;
 };
 
@@ -36,11 +42,11 @@ struct CommandTimes {
 
 class Event : public Object {
  public:
-  static constexpr ObjectKind kKind = ObjectKind::Future;
+  static constexpr ObjectKind kKind = ObjectKind::Event;
   Event() : Object(kKind) {}
 
-  // Set by the queue before the event is handed out.
-  void setWaitHelper(std::shared_ptr<WaitHelper> helper) { helper_ = std::move(helper); }
+  // Set by the backend before the event is handed out.
+  void setDriver(std::shared_ptr<EventDriver> helper) { driver_ = std::move(helper); }
   // Whether the backend is to measure the command (profiling or tracing is on).
   void setTimed(bool timed) { timed_ = timed; }
   bool timed() const { return timed_; }
@@ -59,6 +65,11 @@ class Event : public Object {
   void then(std::function<void()> fn);
 
   bool isDone() const { return state_.load(std::memory_order_acquire) != kPending; }
+  // isDone, after letting the backend look for a completion the device has signalled.
+  bool ready() const {
+    if (!isDone() && driver_) driver_->poll();
+    return isDone();
+  }
   // Blocks until done: runs the work itself where the backend allows, else spins briefly
   // (completions are often microseconds away), then sleeps.
   void wait() const;
@@ -80,7 +91,7 @@ class Event : public Object {
   uint32_t traceTrack_ = 0;
   CommandTimes times_;
   std::string error_;
-  std::shared_ptr<WaitHelper> helper_;
+  std::shared_ptr<EventDriver> driver_;
   std::mutex continuationMutex_;
   std::vector<std::function<void()>> continuations_;
 };

@@ -88,7 +88,7 @@ const char *objectKindName(ObjectKind kind) {
       return "module";
     case ObjectKind::Kernel:
       return "kernel";
-    case ObjectKind::Future:
+    case ObjectKind::Event:
       return "future";
   }
   return "object";

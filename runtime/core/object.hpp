@@ -7,7 +7,9 @@
 
 namespace xpurt::core {
 
-enum class ObjectKind : uint8_t { Device, Context, MemoryView, TaskQueue, Module, Kernel, Future };
+// What a handle names. Inside the runtime a command's completion is an Event; the API calls its
+// handle a future (XpurtFuture), the name messages use.
+enum class ObjectKind : uint8_t { Device, Context, MemoryView, TaskQueue, Module, Kernel, Event };
 
 const char *objectKindName(ObjectKind kind);
 

@@ -189,7 +189,7 @@ CpuQueue::~CpuQueue() {
 }
 
 void CpuQueue::submit(core::Command &&cmd) {
-  if (cmd.done) cmd.done->setWaitHelper(runner_);
+  if (cmd.done) cmd.done->setDriver(runner_);
   runner_->push(std::move(cmd));
 }
 

@@ -22,7 +22,7 @@ namespace xpurt::cpu {
 
 // The queue's pending commands and whoever runs them. Shared with the queue's events, which
 // use it to help when waited on.
-class CommandRunner final : public core::WaitHelper {
+class CommandRunner final : public core::EventDriver {
  public:
   CommandRunner(core::Ref<CpuDevice> device, std::shared_ptr<core::FailureLog> failures,
                 bool copyEngine)

@@ -168,7 +168,7 @@ OutOfOrderQueue::~OutOfOrderQueue() {
 }
 
 void OutOfOrderQueue::submit(core::Command &&cmd) {
-  if (cmd.done) cmd.done->setWaitHelper(runner_);
+  if (cmd.done) cmd.done->setDriver(runner_);
   runner_->submit(std::move(cmd));
 }
 

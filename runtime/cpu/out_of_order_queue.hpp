@@ -19,7 +19,7 @@
 
 namespace xpurt::cpu {
 
-class OutOfOrderRunner final : public core::WaitHelper,
+class OutOfOrderRunner final : public core::EventDriver,
                                public std::enable_shared_from_this<OutOfOrderRunner> {
  public:
   OutOfOrderRunner(core::Ref<CpuDevice> device, std::shared_ptr<core::FailureLog> failures)
