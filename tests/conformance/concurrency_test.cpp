@@ -131,12 +131,13 @@ TEST_P(ConcurrencyTest, ShortRoundTripsNeverHang) {
     queue.sync();
     if (!f.valid()) incomplete++;
   }
-  // Kernels of ~200 us: long enough that the waiter goes to sleep before they complete.
-  Array<int32_t, AllocType::Shared> index(device, 1), count(device, 1);
-  Array<ThreadParams> params(device);
-  *params.hostPtr() = {index.devicePtr(), count.devicePtr()};
+  // Kernels of a few hundred microseconds (one task over 256 Ki floats): long enough that the
+  // waiter goes to sleep before they complete.
+  Array<float, AllocType::Shared> data(device, 1 << 18);
+  Array<AddParams> params(device);
+  *params.hostPtr() = {data.devicePtr(), 1 << 18, 1.0f};
   queue.copyToDevice(params);
-  Kernel slow(module, "thread_ids");
+  Kernel slow(module, "add_value");
   for (int i = 0; i < 1000; ++i) {
     Future f = queue.launch(slow, params, 1);
     queue.sync();

@@ -140,25 +140,50 @@ TEST_P(LaunchTest, AFailedHostCallbackFailsItsFutureAndTheNextSyncOnly) {
   EXPECT_EQ(ran, 1);
 }
 
+// ISPC's CPU convention: native modules, whose tasks launch more tasks through the runtime's
+// ISPC task system, on the device's threads.
+TEST_P(LaunchTest, NativeTaskKernelsSeeTheTaskModel) {
+  XPURT_CPU_ONLY("native modules");
+  Module native(device, "xpurt_test_kernels");
+  Kernel kernel(native, "record_dims");
+  constexpr int d0 = 3, d1 = 2, d2 = 4, tasks = d0 * d1 * d2;
+  Array<int32_t, AllocType::Shared> out(device, 8 * tasks);
+  Array<DimsParams> params(device);
+  *params.hostPtr() = {out.devicePtr()};
+  queue.copyToDevice(params);
+  queue.launch(kernel, params, d0, d1, d2);
+  queue.sync();
+  for (int t = 0; t < tasks; ++t) {
+    const int32_t *o = out.hostPtr() + 8 * t;
+    EXPECT_EQ(o[0] + d0 * (o[1] + d1 * o[2]), t) << t;
+    EXPECT_EQ(o[6], t);
+    EXPECT_EQ(o[7], tasks);
+  }
+}
+
 TEST_P(LaunchTest, NestedIspcLaunchesAndAllocationsWork) {
+  XPURT_CPU_ONLY("ISPC's task system (native modules)");
+  Module native(device, "xpurt_test_kernels");
   constexpr int kOuter = 16, kInner = 8;
   Array<int32_t, AllocType::Shared> counts(device, kOuter * kInner);
   std::fill_n(counts.hostPtr(), kOuter * kInner, 0);
   Array<NestedParams> params(device);
   *params.hostPtr() = {counts.devicePtr(), kInner};
   queue.copyToDevice(params);
-  queue.launch(Kernel(module, "nested"), params, kOuter);
+  queue.launch(Kernel(native, "nested"), params, kOuter);
   queue.sync();
   for (int i = 0; i < kOuter * kInner; ++i) ASSERT_EQ(counts.hostPtr()[i], 1) << i;
 }
 
 TEST_P(LaunchTest, LaunchesUseTheDevicesThreadsAndNoMore) {
+  XPURT_CPU_ONLY("threads to count (native modules report them)");
+  Module native(device, "xpurt_test_kernels");
   constexpr int kTasks = 64;
   Array<int32_t, AllocType::Shared> index(device, kTasks), count(device, kTasks);
   Array<ThreadParams> params(device);
   *params.hostPtr() = {index.devicePtr(), count.devicePtr()};
   queue.copyToDevice(params);
-  queue.launch(Kernel(module, "thread_ids"), params, kTasks);
+  queue.launch(Kernel(native, "thread_ids"), params, kTasks);
   queue.sync();
   int threads = static_cast<int>(device.info().computeUnits);
   for (int t = 0; t < kTasks; ++t) {

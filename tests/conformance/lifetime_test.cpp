@@ -110,7 +110,7 @@ TEST_P(LifetimeTest, AHostCallbackReleasesTheViewsKernelAndModuleOfALaterLaunch)
     XpurtModule m = nullptr;
     XpurtKernel k = nullptr;
     XpurtMemoryView data = nullptr, params = nullptr;
-    ASSERT_EQ(xpurtLoadModule(device.handle(), "xpurt_test_kernels", nullptr, &m), XPURT_SUCCESS);
+    ASSERT_EQ(xpurtLoadModule(device.handle(), "xpurt_test_tasks", nullptr, &m), XPURT_SUCCESS);
     ASSERT_EQ(xpurtNewKernel(m, "add_value", &k), XPURT_SUCCESS);
     ASSERT_EQ(xpurtNewMemoryView(device.handle(), nullptr, 64 * sizeof(float),
                                  XPURT_ALLOC_TYPE_SHARED, &data),
@@ -159,9 +159,9 @@ TEST_P(LifetimeTest, FuturesOutliveTheirQueueKernelModuleViewsAndDevice) {
     // a raw pointer in its params); every handle need not.
     std::vector<int32_t> results(8, 0);
     {
-      Device own(GetParam().type, 0, GetParam().flags);
+      Device own(GetParam().type, GetParam().index, GetParam().flags);
       TaskQueue q(own);
-      Module m(own, "xpurt_test_kernels");
+      Module m(own, "xpurt_test_tasks");
       Kernel k(m, "write_index");
       MemoryView out(own, results.data(), results.size() * sizeof(int32_t));
       Array<IndexParams> params(own);

@@ -131,7 +131,7 @@ TEST_P(MemoryTest, SharedVectorLivesInContextMemory) {
 
 // Every handle to one device names one device object, whose device memory it shares.
 TEST_P(MemoryTest, EveryHandleToTheDeviceSharesItsDeviceMemory) {
-  Device same(GetParam().type, 0, GetParam().flags);
+  Device same(GetParam().type, GetParam().index, GetParam().flags);
   EXPECT_EQ(same.handle(), device.handle());
   std::vector<int32_t> values(16, 3);
   Array<int32_t> mine(same, values);
@@ -147,7 +147,7 @@ TEST_P(MemoryTest, EveryHandleToTheDeviceSharesItsDeviceMemory) {
 // other memory arrangement, which is a device of its own (storage of its own or none).
 TEST_P(MemoryTest, ADeviceViewOfAnotherDeviceIsRefusedAndSharedViewsServeBoth) {
   bool second = Device::count(GetParam().type) > 1;
-  Device other(GetParam().type, second ? 1 : 0,
+  Device other(GetParam().type, second ? (GetParam().index == 0 ? 1 : 0) : GetParam().index,
                second ? GetParam().flags : GetParam().flags ^ XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
   ASSERT_NE(other.handle(), device.handle());
   auto expectRefused = [](auto &&enqueue) {
