@@ -53,8 +53,10 @@ class Event : public Object {
   void setProfiled(bool profiled) { profiled_ = profiled; }
   bool profiled() const { return profiled_; }
   // The trace track of the command's queue and engine (0: not traced).
-  void setTraceTrack(uint32_t track) { traceTrack_ = track; }
-  uint32_t traceTrack() const { return traceTrack_; }
+  // Set at enqueue and again where the slice lands (a lane of the track) when it completes,
+  // while a dependent command may read it: atomic.
+  void setTraceTrack(uint32_t track) { traceTrack_.store(track, std::memory_order_relaxed); }
+  uint32_t traceTrack() const { return traceTrack_.load(std::memory_order_relaxed); }
 
   // Called once by the backend that ran the command; runs the continuations.
   void complete(CommandTimes times = {});
@@ -88,7 +90,7 @@ class Event : public Object {
   std::atomic<bool> hasContinuations_{false};
   bool timed_ = false;
   bool profiled_ = false;
-  uint32_t traceTrack_ = 0;
+  std::atomic<uint32_t> traceTrack_{0};
   CommandTimes times_;
   std::string error_;
   std::shared_ptr<EventDriver> driver_;

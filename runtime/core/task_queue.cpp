@@ -31,7 +31,9 @@ TaskQueue::TaskQueue(Ref<Device> device, const QueueOptions &options)
                                    options_.outOfOrder ? "out-of-order" : "in-order", n);
     // An out-of-order queue runs copies and launches on engines of their own: a track each.
     if (options_.outOfOrder) {
-      computeTrack_ = trace::newTrack(name + " · compute");
+      // Its launches run side by side: lanes, so that slices of a track never overlap.
+      computeLanes_ = std::make_shared<trace::Lanes>(name + " · compute");
+      computeTrack_ = computeLanes_->first();
       copyTrack_ = trace::newTrack(name + " · copy");
     } else {
       computeTrack_ = copyTrack_ =
@@ -107,17 +109,22 @@ void TaskQueue::traceOnCompletion(const Command &cmd, const Ref<Event> &done) {
   std::vector<Ref<Event>> sources;
   for (const Ref<Event> &w : cmd.waits)
     if (w->traceTrack() != 0 && w->traceTrack() != s.track) sources.push_back(w);
-  done->then(
-      [s, name = std::move(name), sources = std::move(sources), event = done.get()]() mutable {
-        CommandTimes t = event->times();
-        s.name = name;
-        s.startNs = t.startNs ? t.startNs : s.enqueueNs;
-        s.endNs = t.endNs ? t.endNs : s.startNs;
-        s.failed = event->failed();
-        trace::slice(s);
-        for (const Ref<Event> &from : sources)
-          trace::flow(from->traceTrack(), from->times().endNs, s.track, s.startNs);
-      });
+  std::shared_ptr<trace::Lanes> lanes = onCompute ? computeLanes_ : nullptr;
+  done->then([s, name = std::move(name), sources = std::move(sources), lanes = std::move(lanes),
+              event = done.get()]() mutable {
+    CommandTimes t = event->times();
+    s.name = name;
+    s.startNs = t.startNs ? t.startNs : s.enqueueNs;
+    s.endNs = t.endNs ? t.endNs : s.startNs;
+    if (lanes) {
+      s.track = lanes->laneFor(s.startNs, s.endNs);
+      event->setTraceTrack(s.track);
+    }
+    s.failed = event->failed();
+    trace::slice(s);
+    for (const Ref<Event> &from : sources)
+      trace::flow(from->traceTrack(), from->times().endNs, s.track, s.startNs);
+  });
 }
 
 Ref<Event> TaskQueue::submitCommand(Command &&cmd) {

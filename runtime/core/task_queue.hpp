@@ -5,6 +5,7 @@
 
 #include "command_builder.hpp"
 #include "hazard_tracker.hpp"
+#include "trace.hpp"
 
 #include <memory>
 #include <mutex>
@@ -91,6 +92,7 @@ class TaskQueue : public Object {
   CommandBuilder builder_;
   uint32_t computeTrack_ = 0;  // trace tracks; 0 when not tracing
   uint32_t copyTrack_ = 0;
+  std::shared_ptr<trace::Lanes> computeLanes_;  // an out-of-order queue's launches
   std::mutex submitMutex_;  // out-of-order queues: dependencies and submission in one order
   HazardTracker hazards_;
   std::shared_ptr<FailureLog> failures_ = std::make_shared<FailureLog>();

@@ -163,6 +163,25 @@ uint32_t newTrack(const std::string &name) {
   return writer() ? writer()->newTrack(name) : 0;
 }
 
+uint32_t Lanes::first() {
+  std::lock_guard lock(mutex_);
+  if (lanes_.empty()) lanes_.emplace_back(newTrack(name_), 0);
+  return lanes_.front().first;
+}
+
+uint32_t Lanes::laneFor(uint64_t startNs, uint64_t endNs) {
+  std::lock_guard lock(mutex_);
+  for (auto &[track, lastEnd] : lanes_)
+    if (lastEnd <= startNs) {
+      lastEnd = endNs;
+      return track;
+    }
+  // Every lane is busy at startNs: a slice that overlaps them gets a lane of its own.
+  uint32_t track = newTrack(fmt::format("{} {}", name_, lanes_.size() + 1));
+  lanes_.emplace_back(track, endNs);
+  return track;
+}
+
 void slice(const Slice &s) {
   if (writer()) writer()->slice(s);
 }

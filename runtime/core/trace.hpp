@@ -4,6 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -15,6 +22,22 @@ bool enabled();
 
 // A track (a row in the viewer) named `name`; ids are never reused.
 uint32_t newTrack(const std::string &name);
+
+// Tracks for an engine whose commands may run side by side (an out-of-order queue's
+// launches): a slice goes on the first lane free for its whole time, and a lane is added when
+// none is, so slices of one track never overlap. Shared by the continuations that record the
+// slices, which may outlive the queue. Thread-safe.
+class Lanes {
+ public:
+  explicit Lanes(std::string name) : name_(std::move(name)) {}
+  uint32_t first();  // the first lane's track, made now
+  uint32_t laneFor(uint64_t startNs, uint64_t endNs);
+
+ private:
+  std::mutex mutex_;
+  std::string name_;
+  std::vector<std::pair<uint32_t, uint64_t>> lanes_;  // track, end of its last slice
+};
 
 struct Slice {
   uint32_t track = 0;

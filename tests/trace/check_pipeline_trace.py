@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs the pipeline sample with XPURT_TRACE and checks the trace: valid JSON (the Chrome
-trace-event array format), named tracks, at least two tracks whose slices overlap in time, and
+trace-event array format), named tracks, no overlapping slices within a track, at least two
+tracks whose slices overlap in time, and
 flow arrows for the cross-queue waits. Then checks that a trace path that cannot be written is
 a clear error at start.
 
@@ -44,6 +45,13 @@ def main():
     by_track = {}
     for e in slices:
         by_track.setdefault(e["tid"], []).append((e["ts"], e["ts"] + e["dur"]))
+    # Within a track, slices follow one another (viewers draw overlapping ones as nested):
+    # commands that run side by side go on tracks of their own.
+    for track, spans in by_track.items():
+        spans.sort()
+        for (s1, e1), (s2, e2) in zip(spans, spans[1:]):
+            if s2 < e1 - 0.002:  # microseconds, written to 3 decimals
+                fail(f"slices overlap within track '{names[track]}': {s1}-{e1} and {s2}-{e2}")
     overlapping = set()
     tracks = sorted(by_track)
     for i, a in enumerate(tracks):
