@@ -27,7 +27,7 @@ void OutOfOrderRunner::submit(core::Command &&cmd) {
   auto *node = new Node{std::move(cmd)};
   {
     std::lock_guard lock(mutex_);
-    ++submitted_;
+    node->order = submitted_++;
   }
   node->unmet.store(static_cast<uint32_t>(node->cmd.waits.size()) + 1, std::memory_order_relaxed);
   // The node keeps no references to its waits: each one's continuation counts it down.
@@ -61,7 +61,7 @@ void OutOfOrderRunner::dispatch(Node *node) {
       if (--launchesInFlight_ == 0) wake_.notify_all();
     }));
   } else {
-    copyReady_.push_back(node);
+    copyReady_.push(node);
   }
   wake_.notify_all();
 }
@@ -91,8 +91,8 @@ void OutOfOrderRunner::copyEngineLoop() {
   for (;;) {
     wake_.wait(lock, [&] { return !copyReady_.empty() || idleAndStopping(); });
     if (copyReady_.empty()) return;
-    Node *node = copyReady_.front();
-    copyReady_.pop_front();
+    Node *node = copyReady_.top();
+    copyReady_.pop();
     lock.unlock();
     finish(node);
     lock.lock();

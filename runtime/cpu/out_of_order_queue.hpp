@@ -15,6 +15,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <queue>
 #include <thread>
 
 namespace xpurt::cpu {
@@ -39,7 +40,11 @@ class OutOfOrderRunner final : public core::EventDriver,
  private:
   struct Node {
     core::Command cmd;
+    uint64_t order = 0;              // submission order
     std::atomic<uint32_t> unmet{1};  // waits not yet complete, plus one for submit itself
+  };
+  struct LaterSubmitted {
+    bool operator()(const Node *a, const Node *b) const { return a->order > b->order; }
   };
   void dependencyMet(Node *node);
   void dispatch(Node *node);
@@ -54,7 +59,9 @@ class OutOfOrderRunner final : public core::EventDriver,
   mutable std::mutex mutex_;
   std::condition_variable wake_;     // the engines: work, or the stop
   std::condition_variable drained_;  // drain(): completions
-  std::deque<Node *> copyReady_;
+  // Ready copies, the earliest submitted first: a copy out that became ready goes before the
+  // copies in submitted after it, as the program ordered them, rather than after all of them.
+  std::priority_queue<Node *, std::vector<Node *>, LaterSubmitted> copyReady_;
   // Every launch task of this queue (held by pointer: its destructor may throw).
   std::unique_ptr<tbb::task_group> group_ = std::make_unique<tbb::task_group>();
   uint32_t launchesInFlight_ = 0;  // enqueued to the arena, not yet finished
