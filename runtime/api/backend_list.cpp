@@ -1,5 +1,6 @@
 // The backends of this build: one line each. The only file that names them all.
 #include "core/backend.hpp"
+#include "core/jit_worker.hpp"
 #include "cpu/cpu_backend.hpp"
 
 namespace xpurt::core {
@@ -9,6 +10,12 @@ std::span<const BackendFactory> backendFactories() {
       &cpu::createCpuBackend,
   };
   return factories;
+}
+
+// The compilers the JIT worker process runs, by backend name.
+Compiler findCompiler(std::string_view backend) {
+  if (backend == "cpu") return &cpu::compileSpirvForCpuSerialized;
+  return nullptr;
 }
 
 // Every backend XPURT_DEVICE may name, those this build leaves out included (they then name

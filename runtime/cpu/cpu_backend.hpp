@@ -3,8 +3,19 @@
 
 #include "core/backend.hpp"
 
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
 namespace xpurt::cpu {
 
 std::unique_ptr<core::Backend> createCpuBackend();
+
+// The CPU JIT as the JIT worker process runs it (a core::Compiler): checked SPIR-V words to a
+// compiled module, serialized as a disk cache entry's payload.
+std::string compileSpirvForCpuSerialized(const std::vector<uint32_t> &words,
+                                         const std::string &name,
+                                         const core::ModuleOptions &options);
 
 }  // namespace xpurt::cpu

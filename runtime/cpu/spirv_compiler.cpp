@@ -2,6 +2,7 @@
 
 #include "core/config.hpp"
 #include "core/log.hpp"
+#include "cpu_backend.hpp"
 #include "cpu_capabilities.hpp"
 #include "jit_engine.hpp"
 #include "spirv/spirv_binary.hpp"
@@ -67,6 +68,12 @@ CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::str
       "generation {:.1f} ms",
       name, read, lowered, optimised, lap());
   return entry;
+}
+
+std::string compileSpirvForCpuSerialized(const std::vector<uint32_t> &words,
+                                         const std::string &name,
+                                         const core::ModuleOptions &options) {
+  return serializeEntry(compileSpirvForCpu(words, name, options));
 }
 
 }  // namespace xpurt::cpu

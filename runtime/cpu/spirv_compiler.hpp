@@ -1,7 +1,7 @@
 // The CPU JIT's compiler: SPIR-V -> LLVM -> work-group functions -> optimised machine code.
 // checkSpirvForCpu runs only xpurt's own checks and SPIRV-Tools' validator; compileSpirvForCpu
 // runs LLVM and the SPIR-V translator, which abort on some malformed input, so the runtime
-// calls it in a JIT worker process (jit_worker.hpp) unless told not to.
+// calls it in a JIT worker process (core/jit_worker.hpp) unless told not to.
 #pragma once
 
 #include "core/backend.hpp"

@@ -2,11 +2,11 @@
 
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/jit_worker.hpp"
 #include "core/log.hpp"
 #include "cpu_kernel.hpp"
 #include "jit_cache.hpp"
 #include "jit_engine.hpp"
-#include "jit_worker.hpp"
 #include "spirv/spirv_reader.hpp"
 #include "spirv_compiler.hpp"
 #include "tbb_hand_off.hpp"
@@ -277,7 +277,9 @@ core::Ref<core::Module> loadSpirvModule(core::Ref<core::Device> device,
   const char *how = "from the disk cache";
   if (!entry) {
     std::vector<uint32_t> words = checkSpirvForCpu(bytes, name);
-    entry = compileInWorker(words, name, options);
+    entry = deserializeEntry(core::compileInWorker("cpu", words, name, options));
+    if (!entry)
+      core::fail(XPURT_ERROR_UNKNOWN, "module '{}': the JIT's compiled module is malformed", name);
     if (dir) writeCacheEntry(*dir, key, *entry);
     how = "compiled";
   }

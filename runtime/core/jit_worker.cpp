@@ -1,10 +1,9 @@
 #include "jit_worker.hpp"
 
-#include "core/byte_stream.hpp"
-#include "core/config.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
-#include "spirv_compiler.hpp"
+#include "byte_stream.hpp"
+#include "config.hpp"
+#include "error.hpp"
+#include "log.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -26,7 +25,7 @@
 
 extern char **environ;
 
-namespace xpurt::cpu {
+namespace xpurt::core {
 namespace {
 
 constexpr uint32_t kRequestMagic = 0x51574a58;  // "XJWQ"
@@ -37,15 +36,17 @@ constexpr size_t kMaxAnswerBytes = size_t{1} << 30;
 constexpr size_t kStderrTail = 4096;
 
 struct Request {
+  std::string backend;
   std::string name;
-  core::ModuleOptions options;
+  ModuleOptions options;
   std::vector<uint32_t> words;
 };
 
-std::string encodeRequest(const std::vector<uint32_t> &words, const std::string &name,
-                          const core::ModuleOptions &options) {
-  core::Writer w;
+std::string encodeRequest(std::string_view backend, const std::vector<uint32_t> &words,
+                          const std::string &name, const ModuleOptions &options) {
+  Writer w;
   w.u32(kRequestMagic);
+  w.str(std::string(backend));
   w.str(name);
   w.str(options.buildFlags);
   w.u32(static_cast<uint32_t>(options.specConstants.size()));
@@ -59,9 +60,10 @@ std::string encodeRequest(const std::vector<uint32_t> &words, const std::string 
 }
 
 std::optional<Request> decodeRequest(std::string_view bytes) {
-  core::Reader r(bytes);
+  Reader r(bytes);
   Request q;
   if (r.u32() != kRequestMagic) return std::nullopt;
+  q.backend = r.str();
   q.name = r.str();
   q.options.buildFlags = r.str();
   uint32_t specs = r.u32();
@@ -98,12 +100,12 @@ class CollectingSink final : public spdlog::sinks::base_sink<std::mutex> {
 struct Answer {
   std::vector<LogRecord> logs;
   XpurtResult code = XPURT_SUCCESS;
-  std::string message;  // when code is an error
-  std::string entry;    // serializeEntry's bytes, when it is not
+  std::string message;   // when code is an error
+  std::string compiled;  // the compiler's bytes, when it is not
 };
 
 std::string encodeAnswer(const Answer &a) {
-  core::Writer w;
+  Writer w;
   w.u32(kAnswerMagic);
   w.u32(static_cast<uint32_t>(a.logs.size()));
   for (const LogRecord &l : a.logs) {
@@ -111,12 +113,12 @@ std::string encodeAnswer(const Answer &a) {
     w.str(l.text);
   }
   w.u32(static_cast<uint32_t>(a.code));
-  w.str(a.code == XPURT_SUCCESS ? a.entry : a.message);
+  w.str(a.code == XPURT_SUCCESS ? a.compiled : a.message);
   return w.take();
 }
 
 std::optional<Answer> decodeAnswer(std::string_view bytes) {
-  core::Reader r(bytes);
+  Reader r(bytes);
   Answer a;
   if (r.u32() != kAnswerMagic) return std::nullopt;
   uint32_t logs = r.u32();
@@ -128,7 +130,7 @@ std::optional<Answer> decodeAnswer(std::string_view bytes) {
   uint32_t code = r.u32();
   if (code > XPURT_ERROR_UNKNOWN) return std::nullopt;
   a.code = static_cast<XpurtResult>(code);
-  (a.code == XPURT_SUCCESS ? a.entry : a.message) = r.str();
+  (a.code == XPURT_SUCCESS ? a.compiled : a.message) = r.str();
   if (!r.ok() || !r.atEnd()) return std::nullopt;
   return a;
 }
@@ -176,15 +178,15 @@ std::string stderrNote(const std::string &tail) {
 std::string runWorker(const std::string &program, const std::string &request,
                       const std::string &name) {
   // Read first: a bad value must fail the load before a worker is started.
-  uint64_t limitSeconds = core::envUnsigned("XPURT_JIT_TIMEOUT", 1, 86400, 600);
+  uint64_t limitSeconds = envUnsigned("XPURT_JIT_TIMEOUT", 1, 86400, 600);
   int sockets[2], errPipe[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
-    core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': no socket for the JIT worker: {}", name,
-               std::strerror(errno));
+    fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': no socket for the JIT worker: {}", name,
+         std::strerror(errno));
   Descriptor ours(sockets[0]), theirs(sockets[1]);
   if (::pipe2(errPipe, O_CLOEXEC) != 0)
-    core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': no pipe for the JIT worker: {}", name,
-               std::strerror(errno));
+    fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': no pipe for the JIT worker: {}", name,
+         std::strerror(errno));
   Descriptor errRead(errPipe[0]), errWrite(errPipe[1]);
 
   posix_spawn_file_actions_t actions;
@@ -200,10 +202,10 @@ std::string runWorker(const std::string &program, const std::string &request,
   theirs.reset();
   errWrite.reset();
   if (spawned != 0)
-    core::fail(XPURT_ERROR_UNKNOWN,
-               "JIT of '{}': the JIT worker '{}' could not start: {}. Where this process may "
-               "not start programs, set XPURT_JIT_ISOLATION=off to compile inside it",
-               name, program, std::strerror(spawned));
+    fail(XPURT_ERROR_UNKNOWN,
+         "JIT of '{}': the JIT worker '{}' could not start: {}. Where this process may "
+         "not start programs, set XPURT_JIT_ISOLATION=off to compile inside it",
+         name, program, std::strerror(spawned));
   ::fcntl(ours.get(), F_SETFL, O_NONBLOCK);
   ::fcntl(errRead.get(), F_SETFL, O_NONBLOCK);
 
@@ -265,69 +267,69 @@ std::string runWorker(const std::string &program, const std::string &request,
   bool statusKnown = waited == pid;
 
   if (timedOut)
-    core::fail(XPURT_ERROR_INVALID_MODULE,
-               "module '{}' was still compiling after {} s (XPURT_JIT_TIMEOUT); its JIT worker "
-               "was stopped. Raise XPURT_JIT_TIMEOUT if the module is that large",
-               name, limitSeconds);
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "module '{}' was still compiling after {} s (XPURT_JIT_TIMEOUT); its JIT worker "
+         "was stopped. Raise XPURT_JIT_TIMEOUT if the module is that large",
+         name, limitSeconds);
   if (tooLarge)
-    core::fail(XPURT_ERROR_INVALID_MODULE,
-               "module '{}': the JIT worker's answer grew past {} bytes; it was stopped", name,
-               kMaxAnswerBytes);
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "module '{}': the JIT worker's answer grew past {} bytes; it was stopped", name,
+         kMaxAnswerBytes);
   if (statusKnown && WIFSIGNALED(status))
-    core::fail(XPURT_ERROR_INVALID_MODULE,
-               "module '{}' could not be compiled: the JIT worker process that translates and "
-               "compiles it died of {}{}. This process is unaffected; the module is malformed in "
-               "a way the checks before translation do not catch (or LLVM has a bug)",
-               name, signalName(WTERMSIG(status)), stderrNote(errors));
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "module '{}' could not be compiled: the JIT worker process that translates and "
+         "compiles it died of {}{}. This process is unaffected; the module is malformed in "
+         "a way the checks before translation do not catch (or LLVM has a bug)",
+         name, signalName(WTERMSIG(status)), stderrNote(errors));
   if (statusKnown && WIFEXITED(status) && WEXITSTATUS(status) != 0)
-    core::fail(XPURT_ERROR_INVALID_MODULE,
-               "module '{}' could not be compiled: the JIT worker process that translates and "
-               "compiles it exited with status {}{}. This process is unaffected",
-               name, WEXITSTATUS(status), stderrNote(errors));
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "module '{}' could not be compiled: the JIT worker process that translates and "
+         "compiles it exited with status {}{}. This process is unaffected",
+         name, WEXITSTATUS(status), stderrNote(errors));
   if (std::string note = stderrNote(errors); !note.empty())
-    core::log().debug("JIT worker for '{}' wrote to stderr{}", name, note);
+    log().debug("JIT worker for '{}' wrote to stderr{}", name, note);
   return answer;
 }
 
 // Compiles in this process; the only choice where no worker can be started.
 bool isolationWanted() {
   static const std::vector<const char *> choices = {"off", "on"};
-  return core::envChoice("XPURT_JIT_ISOLATION", choices, 1) == 1;
+  return envChoice("XPURT_JIT_ISOLATION", choices, 1) == 1;
 }
 
 }  // namespace
 
-CacheEntry compileInWorker(const std::vector<uint32_t> &words, const std::string &name,
-                           const core::ModuleOptions &options) {
-  if (!isolationWanted()) return compileSpirvForCpu(words, name, options);
+std::string compileInWorker(std::string_view backend, const std::vector<uint32_t> &words,
+                            const std::string &name, const ModuleOptions &options) {
+  Compiler compile = findCompiler(backend);
+  if (!compile)
+    fail(XPURT_ERROR_UNKNOWN, "module '{}': the {} backend has no compiler in this build", name,
+         backend);
+  if (!isolationWanted()) return compile(words, name, options);
   static const std::optional<std::string> program = workerProgram();
   if (!program) {
     static std::once_flag warned;
     std::call_once(warned, [] {
-      core::log().warn(
+      log().warn(
           "the JIT worker program (xpurt/xpurt-jit-worker beside libxpurt) is missing: SPIR-V "
           "modules are compiled inside this process, where a malformed one can end it. "
           "Reinstall xpurt, or set XPURT_JIT_ISOLATION=off to silence this");
     });
-    return compileSpirvForCpu(words, name, options);
+    return compile(words, name, options);
   }
-  std::string bytes = runWorker(*program, encodeRequest(words, name, options), name);
+  std::string bytes = runWorker(*program, encodeRequest(backend, words, name, options), name);
   std::optional<Answer> answer = decodeAnswer(bytes);
   if (!answer)
-    core::fail(XPURT_ERROR_INVALID_MODULE,
-               "module '{}' could not be compiled: the JIT worker process ended without a "
-               "complete answer ({} bytes)",
-               name, bytes.size());
-  for (const LogRecord &l : answer->logs) core::log().log(l.level, "{}", l.text);
-  if (answer->code != XPURT_SUCCESS) throw core::Error(answer->code, answer->message);
-  std::optional<CacheEntry> entry = deserializeEntry(answer->entry);
-  if (!entry)
-    core::fail(XPURT_ERROR_UNKNOWN, "module '{}': the JIT worker's compiled module is malformed",
-               name);
-  return std::move(*entry);
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "module '{}' could not be compiled: the JIT worker process ended without a complete "
+         "answer ({} bytes)",
+         name, bytes.size());
+  for (const LogRecord &l : answer->logs) log().log(l.level, "{}", l.text);
+  if (answer->code != XPURT_SUCCESS) throw Error(answer->code, answer->message);
+  return std::move(answer->compiled);
 }
 
-}  // namespace xpurt::cpu
+}  // namespace xpurt::core
 
 extern "C" XPURT_API int xpurt_internal_jit_worker_main(int, char **) {
   using namespace xpurt;
@@ -345,19 +347,20 @@ extern "C" XPURT_API int xpurt_internal_jit_worker_main(int, char **) {
     else if (errno != EINTR)
       return 3;
   }
-  auto sink = std::make_shared<cpu::CollectingSink>();
+  auto sink = std::make_shared<core::CollectingSink>();
   core::log().sinks().clear();
   core::log().sinks().push_back(sink);
-  cpu::Answer answer;
+  core::Answer answer;
   try {
     core::applyLogLevelFromEnv();
-    std::optional<cpu::Request> q = cpu::decodeRequest(request);
-    if (!q) {
+    std::optional<core::Request> q = core::decodeRequest(request);
+    core::Compiler compile = q ? core::findCompiler(q->backend) : nullptr;
+    if (!compile) {
       std::fputs("xpurt-jit-worker: malformed request (this program is started by libxpurt)\n",
                  stderr);
       return 2;
     }
-    answer.entry = cpu::serializeEntry(cpu::compileSpirvForCpu(q->words, q->name, q->options));
+    answer.compiled = compile(q->words, q->name, q->options);
   } catch (const core::Error &e) {
     answer.code = e.code();
     answer.message = e.what();
@@ -369,7 +372,7 @@ extern "C" XPURT_API int xpurt_internal_jit_worker_main(int, char **) {
     answer.message = std::string("the JIT failed: ") + e.what();
   }
   answer.logs = std::move(sink->records);
-  std::string bytes = cpu::encodeAnswer(answer);
+  std::string bytes = core::encodeAnswer(answer);
   for (size_t done = 0; done < bytes.size();) {
     ssize_t n = ::write(STDOUT_FILENO, bytes.data() + done, bytes.size() - done);
     if (n > 0)
