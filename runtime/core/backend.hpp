@@ -1,7 +1,7 @@
 // The backend interface. A backend enumerates devices of one kind; a device allocates memory,
 // creates queues and loads modules; a queue runs commands (command.hpp), each signalling its
-// event. runtime/core never includes a backend: backends are reached
-// through this interface and registered in runtime/api/backend_list.cpp.
+// event. runtime/core never includes a backend: backends are reached through this interface
+// and registered in runtime/api/backend_list.cpp.
 #pragma once
 
 #include "event.hpp"
