@@ -147,6 +147,36 @@ TEST_P(ConcurrencyTest, ShortRoundTripsNeverHang) {
   EXPECT_EQ(incomplete.load(), 0);
 }
 
+// Threads getting and releasing one device at once (one that no other handle holds, so it is
+// made and destroyed again and again) all get a device that works, and every handle alive at
+// one moment names the same one.
+TEST_P(ConcurrencyTest, ThreadsGettingAndReleasingOneDeviceShareItSafely) {
+  uint32_t flags = GetParam().flags ^ XPURT_DEVICE_FLAG_SEPARATE_MEMORY;
+  std::atomic<int> failures{0}, different{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int r = 0; r < kRounds / 4; ++r) {
+        try {
+          Device a(GetParam().type, GetParam().index, flags);
+          Device b(GetParam().type, GetParam().index, flags);
+          if (a.handle() != b.handle()) different++;
+          Array<int32_t, AllocType::Shared> one(a, 4);
+          TaskQueue q(b);
+          q.fill(one, int32_t{7});
+          q.sync();
+          if (one.hostPtr()[3] != 7) failures++;
+        } catch (const Error &) {
+          failures++;
+        }
+      }
+    });
+  }
+  for (auto &th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(different.load(), 0);
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(ConcurrencyTest);
 
 }  // namespace

@@ -159,7 +159,10 @@ TEST_P(LifetimeTest, FuturesOutliveTheirQueueKernelModuleViewsAndDevice) {
     // a raw pointer in its params); every handle need not.
     std::vector<int32_t> results(8, 0);
     {
-      Device own(GetParam().type, GetParam().index, GetParam().flags);
+      // A device no other handle holds (the fixture's has the other memory arrangement), so
+      // releasing it here ends its last handle while the work is queued.
+      Device own(GetParam().type, GetParam().index,
+                 GetParam().flags ^ XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
       TaskQueue q(own);
       Module m(own, "xpurt_test_tasks");
       Kernel k(m, "write_index");
