@@ -32,8 +32,9 @@ struct MemoryRef {
   void appendUses(std::vector<MemoryUse> &uses) const;
 };
 
-// The arguments of a general launch, checked and copied: `data` holds each value (a device
-// pointer for a memory view, a uint64_t byte count for __local memory).
+// The arguments of a general launch, checked and copied: `data` holds each value (a uint64_t
+// byte count for __local memory; for a memory view, room for the device pointer that the
+// backend resolves from `views` when the launch runs).
 struct KernelArgs {
   struct Arg {
     XpurtKernelArgKind kind;
@@ -41,7 +42,7 @@ struct KernelArgs {
     uint32_t size;    // VALUE: bytes; LOCAL: bytes per work-group; MEMORY_VIEW: 8
   };
   struct ViewArg {
-    uint32_t index;  // of the argument whose value is ref.pointer()
+    uint32_t index;  // of the argument whose value is ref.pointer() when the launch runs
     MemoryRef ref;
   };
   std::vector<Arg> args;

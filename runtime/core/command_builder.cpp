@@ -283,9 +283,11 @@ Command CommandBuilder::launchKernel(Kernel &kernel, std::span<const ArgInput> i
         MemoryRef ref{Ref<MemoryView>(in.view), in.offset,
                       in.size ? in.size : in.view->size() - in.offset,
                       checkedAccess(in.access, "launchKernel", kernel.name(), i), false};
-        void *p = ref.pointer();
-        arg.size = sizeof p;
-        append(&p, sizeof p);
+        // The pointer is the backend's to resolve when the launch runs (ref.pointer()): a
+        // recorded launch may be replayed with another view bound here.
+        void *unresolved = nullptr;
+        arg.size = sizeof unresolved;
+        append(&unresolved, sizeof unresolved);
         args->views.push_back({static_cast<uint32_t>(i), std::move(ref)});
         break;
       }

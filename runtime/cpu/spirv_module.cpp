@@ -173,10 +173,15 @@ class SpirvKernel final : public CpuKernel {
     std::vector<void *> args(given.args.size());
     std::vector<uint64_t> localOffsets(given.args.size());
     size_t localBytes = localLayout(given, &localOffsets);
+    // Memory view arguments are resolved now, from the ranges the command names.
+    std::vector<void *> pointers(given.args.size());
+    for (const core::KernelArgs::ViewArg &v : given.views) pointers[v.index] = v.ref.pointer();
     for (size_t i = 0; i < given.args.size(); ++i) {
       const auto &a = given.args[i];
       if (a.kind == XPURT_KERNEL_ARG_LOCAL) {
         args[i] = &localOffsets[i];
+      } else if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW) {
+        args[i] = &pointers[i];
       } else {
         args[i] = const_cast<std::byte *>(given.data.data() + a.offset);
       }
