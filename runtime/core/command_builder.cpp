@@ -91,11 +91,9 @@ Command CommandBuilder::copyWithin(MemoryView &view, size_t offset, size_t size,
   Command cmd;
   cmd.type = Command::Type::Copy;
   size = view.checkedRange(offset, size, what);
-  MemoryRef host{Ref<MemoryView>(&view), offset, size, XPURT_ACCESS_READ, true};
-  MemoryRef dev{Ref<MemoryView>(&view), offset, size, XPURT_ACCESS_READ, false};
-  (toDevice ? dev : host).access = XPURT_ACCESS_WRITE;
-  cmd.dst = toDevice ? dev : host;
-  cmd.src = toDevice ? host : dev;
+  // The host copy on one side, the device storage on the other.
+  cmd.dst = {Ref<MemoryView>(&view), offset, size, XPURT_ACCESS_WRITE, !toDevice};
+  cmd.src = {Ref<MemoryView>(&view), offset, size, XPURT_ACCESS_READ, toDevice};
   cmd.copyKind = toDevice ? Command::CopyKind::ToDevice : Command::CopyKind::ToHost;
   return cmd;
 }

@@ -31,8 +31,7 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser
   return x ^ (x >> 31);
 }
 
-}  // namespace
-
+// 64-bit hashes of bytes, independent of each other (a key uses both).
 uint64_t hashWords(std::string_view bytes, uint64_t seed) {
   uint64_t h = mix(seed ^ bytes.size());
   size_t i = 0;
@@ -46,10 +45,17 @@ uint64_t hashWords(std::string_view bytes, uint64_t seed) {
   return mix(h ^ tail ^ 0xff);
 }
 
-uint64_t fnv1a(std::string_view bytes, uint64_t h) {
+uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull) {
   for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
   return h;
 }
+
+// The entry's file: <backend>-<hash>.xjit in dir.
+fs::path entryPath(const fs::path &dir, std::string_view backend, const Key &key) {
+  return dir / fmt::format("{}-{:016x}{:016x}.xjit", backend, key.hash[0], key.hash[1]);
+}
+
+}  // namespace
 
 Key makeKey(std::span<const std::byte> module, std::string material) {
   std::string_view bytes(reinterpret_cast<const char *>(module.data()), module.size());
@@ -82,10 +88,6 @@ std::optional<fs::path> directory() {
     return std::nullopt;
   }
   return dir;
-}
-
-fs::path entryPath(const fs::path &dir, std::string_view backend, const Key &key) {
-  return dir / fmt::format("{}-{:016x}{:016x}.xjit", backend, key.hash[0], key.hash[1]);
 }
 
 // The bytes of a regular file of at most kMaxEntryBytes; nothing for anything else. Opened

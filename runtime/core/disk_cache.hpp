@@ -25,10 +25,6 @@ Key makeKey(std::span<const std::byte> module, std::string material);
 // if XPURT_CACHE_DIR is "off" or no folder can be made (logged).
 std::optional<std::filesystem::path> directory();
 
-// The entry's file: <backend>-<hash>.xjit in dir.
-std::filesystem::path entryPath(const std::filesystem::path &dir, std::string_view backend,
-                                const Key &key);
-
 // The payload of a sound entry for key; nothing on a miss or a rejected entry. A payload the
 // backend cannot read is reported back through reject().
 std::optional<std::string> read(const std::filesystem::path &dir, std::string_view backend,
@@ -38,9 +34,5 @@ void reject(const std::filesystem::path &dir, std::string_view backend, const Ke
 // Best effort: a failure is logged, not thrown. Readers never see half an entry.
 void write(const std::filesystem::path &dir, std::string_view backend, const Key &key,
            std::string_view payload);
-
-// 64-bit hashes of bytes, independent of each other (a key uses both).
-uint64_t hashWords(std::string_view bytes, uint64_t seed);
-uint64_t fnv1a(std::string_view bytes, uint64_t h = 1469598103934665603ull);
 
 }  // namespace xpurt::core::disk_cache

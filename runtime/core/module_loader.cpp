@@ -91,16 +91,12 @@ Ref<Module> loadByName(Device &device, const std::string &name, const ModuleOpti
   if (native) {
     NativeLibrary system{NativeLibrary::Kind::SystemSearch, library, library, nullptr, 0};
     if (Ref<Module> found = device.loadNativeLibrary(system, options)) return found;
-    fail(XPURT_ERROR_NOT_FOUND,
-         "module '{}' not found: no {} or {} in {} (XPURT_MODULE_PATH, the program's folder, "
-         "the working folder) nor on the library path; load it by path, or add its folder to "
-         "XPURT_MODULE_PATH",
-         name, library, spirv, looked.empty() ? "any folder" : looked);
   }
   fail(XPURT_ERROR_NOT_FOUND,
-       "module '{}' not found: no {} in {} (XPURT_MODULE_PATH, the program's folder, the "
-       "working folder); load it by path, or add its folder to XPURT_MODULE_PATH",
-       name, spirv, looked.empty() ? "any folder" : looked);
+       "module '{}' not found: no {}{} in {} (XPURT_MODULE_PATH, the program's folder, the "
+       "working folder){}; load it by path, or add its folder to XPURT_MODULE_PATH",
+       name, native ? library + " or " : "", spirv, looked.empty() ? "any folder" : looked,
+       native ? " nor on the library path" : "");
 }
 
 Ref<Module> loadMemory(Device &device, const void *data, size_t size,

@@ -10,20 +10,27 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class LaunchTest : public DeviceTest {};
-
-TEST_P(LaunchTest, TaskIndicesCoverOneTwoAndThreeDimensions) {
-  Kernel kernel(module, "record_dims");
-  for (auto [d0, d1, d2] : {std::tuple{7, 1, 1}, {3, 5, 1}, {3, 2, 4}}) {
-    int tasks = d0 * d1 * d2;
-    Array<int32_t, AllocType::Shared> out(device, 8 * tasks);
+class LaunchTest : public DeviceTest {
+ protected:
+  // What record_dims wrote: 8 ints per task of a d0 x d1 x d2 launch.
+  std::vector<int32_t> recordDims(const Kernel &kernel, int d0, int d1, int d2) {
+    Array<int32_t, AllocType::Shared> out(device, 8 * d0 * d1 * d2);
     Array<DimsParams> params(device);
     *params.hostPtr() = {out.devicePtr()};
     queue.copyToDevice(params);
     queue.launch(kernel, params, d0, d1, d2);
     queue.sync();
+    return {out.hostPtr(), out.hostPtr() + 8 * d0 * d1 * d2};
+  }
+};
+
+TEST_P(LaunchTest, TaskIndicesCoverOneTwoAndThreeDimensions) {
+  Kernel kernel(module, "record_dims");
+  for (auto [d0, d1, d2] : {std::tuple{7, 1, 1}, {3, 5, 1}, {3, 2, 4}}) {
+    int tasks = d0 * d1 * d2;
+    std::vector<int32_t> out = recordDims(kernel, d0, d1, d2);
     for (int t = 0; t < tasks; ++t) {
-      const int32_t *o = out.hostPtr() + 8 * t;
+      const int32_t *o = out.data() + 8 * t;
       SCOPED_TRACE(testing::Message() << "task " << t << " of " << d0 << "x" << d1 << "x" << d2);
       EXPECT_EQ(o[0], t % d0);
       EXPECT_EQ(o[1], t / d0 % d1);
@@ -147,14 +154,9 @@ TEST_P(LaunchTest, NativeTaskKernelsSeeTheTaskModel) {
   Module native(device, "xpurt_test_kernels");
   Kernel kernel(native, "record_dims");
   constexpr int d0 = 3, d1 = 2, d2 = 4, tasks = d0 * d1 * d2;
-  Array<int32_t, AllocType::Shared> out(device, 8 * tasks);
-  Array<DimsParams> params(device);
-  *params.hostPtr() = {out.devicePtr()};
-  queue.copyToDevice(params);
-  queue.launch(kernel, params, d0, d1, d2);
-  queue.sync();
+  std::vector<int32_t> out = recordDims(kernel, d0, d1, d2);
   for (int t = 0; t < tasks; ++t) {
-    const int32_t *o = out.hostPtr() + 8 * t;
+    const int32_t *o = out.data() + 8 * t;
     EXPECT_EQ(o[0] + d0 * (o[1] + d1 * o[2]), t) << t;
     EXPECT_EQ(o[6], t);
     EXPECT_EQ(o[7], tasks);
