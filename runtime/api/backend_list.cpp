@@ -2,11 +2,14 @@
 #include "core/backend.hpp"
 #include "core/jit_worker.hpp"
 #include "cpu/cpu_backend.hpp"
+#include "level_zero/ze_backend.hpp"
+#include "spirv/kernel_reflection.hpp"
 
 namespace xpurt::core {
 
 std::span<const BackendFactory> backendFactories() {
   static const BackendFactory factories[] = {
+      &level_zero::createLevelZeroBackend,
       &cpu::createCpuBackend,
   };
   return factories;
@@ -15,6 +18,8 @@ std::span<const BackendFactory> backendFactories() {
 // The compilers the JIT worker process runs, by backend name.
 Compiler findCompiler(std::string_view backend) {
   if (backend == "cpu") return &cpu::compileSpirvForCpuSerialized;
+  // The Level Zero driver compiles; xpurt only reflects the kernels' signatures.
+  if (backend == "level_zero") return &spirv::reflectKernelsSerialized;
   return nullptr;
 }
 

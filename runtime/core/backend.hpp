@@ -43,7 +43,13 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual const char *name() const = 0;  // as in XPURT_DEVICE: "cpu", "level_zero", "cuda"
+  // The kind of device the backend is for; backends of GPUs may also find other devices (a
+  // Level Zero driver for a CPU), whose type typeOfDevice(index) gives.
   virtual XpurtDeviceType deviceType() const = 0;
+  virtual XpurtDeviceType typeOfDevice(uint32_t index) {
+    (void)index;
+    return deviceType();
+  }
   virtual uint32_t deviceCount() = 0;
   virtual XpurtDeviceInfo deviceInfo(uint32_t index) = 0;
   // The device at index with these options: the one that lives already, shared by every
@@ -111,6 +117,10 @@ class Device : public Object {
   // and the work-group size a general launch gets when it leaves the choice to the runtime.
   virtual uint32_t programCount() const = 0;
   virtual uint32_t defaultWorkGroupSize() const { return 64; }
+  // Whether every work-group of a launch must be whole (the global size a multiple of the
+  // local size), as on Level Zero; and whether launches may have a global offset.
+  virtual bool uniformWorkGroupsOnly() const { return false; }
+  virtual bool supportsGlobalOffsets() const { return true; }
   // A SPIR-V module, its bytes not yet checked; name is for messages. Modules are found and
   // told apart by core::loadModule (module_loader.hpp), the same for every device.
   virtual Ref<Module> loadSpirv(std::span<const std::byte> bytes, const std::string &name,

@@ -72,11 +72,22 @@ static void checkType(XpurtDeviceType type) {
          static_cast<int>(type));
 }
 
+// The devices of one type, in order: those of backends made for that type first (listed GPU
+// backends first), then those other backends found (a Level Zero driver for the CPU), so the
+// CPU backend stays cpu:0 and a real GPU stays gpu:0.
+static std::vector<DeviceAddress> devicesOfType(XpurtDeviceType type) {
+  std::vector<DeviceAddress> found;
+  for (int ownKind = 1; ownKind >= 0; --ownKind)
+    for (Backend *b : backends()) {
+      if ((b->deviceType() == type) != bool(ownKind)) continue;
+      for (uint32_t i = 0, n = b->deviceCount(); i < n; ++i)
+        if (b->typeOfDevice(i) == type) found.push_back({b, i});
+    }
+  return found;
+}
+
 static uint32_t countOfType(XpurtDeviceType type) {
-  uint32_t n = 0;
-  for (Backend *b : backends())
-    if (b->deviceType() == type) n += b->deviceCount();
-  return n;
+  return static_cast<uint32_t>(devicesOfType(type).size());
 }
 
 // AUTO without XPURT_DEVICE: the GPUs if there are any, else the CPUs.
@@ -90,13 +101,9 @@ uint32_t deviceCount(XpurtDeviceType type) {
 }
 
 static DeviceAddress byTypeAndIndex(XpurtDeviceType type, uint32_t index) {
-  uint32_t first = 0;
-  for (Backend *b : backends()) {
-    if (b->deviceType() != type) continue;
-    uint32_t n = b->deviceCount();
-    if (index < first + n) return {b, index - first};
-    first += n;
-  }
+  std::vector<DeviceAddress> all = devicesOfType(type);
+  if (index < all.size()) return all[index];
+  auto first = all.size();
   fail(XPURT_ERROR_NOT_FOUND, "there is no {} device {} ({} {} device{}; available: {})",
        typeName(type), index, first, typeName(type), first == 1 ? "" : "s", available());
 }

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "jit_build_id.h"
 #include "jit_engine.hpp"
+#include "spirv/kernel_reflection.hpp"
 
 #include <xpurt/xpurt.h>
 
@@ -23,14 +24,7 @@ std::string serializeEntry(const CacheEntry &entry) {
   core::Writer w;
   w.u32(static_cast<uint32_t>(k.kernels.size()));
   for (const spirv::KernelInfo &info : k.kernels) {
-    w.str(info.name);
-    w.u32(static_cast<uint32_t>(info.args.size()));
-    for (const spirv::KernelArg &a : info.args) {
-      w.u8(static_cast<uint8_t>(a.kind));
-      w.u32(a.size);
-      w.str(a.typeName);
-    }
-    for (uint32_t d : info.requiredLocalSize) w.u32(d);
+    spirv::writeKernelInfo(w, info);
     auto why = k.unavailable.find(info.name);
     w.str(why == k.unavailable.end() ? std::string() : why->second);
     if (why != k.unavailable.end()) continue;
@@ -49,19 +43,9 @@ std::optional<CacheEntry> deserializeEntry(std::string_view payload) {
   CacheEntry e;
   uint32_t n = r.u32();
   for (uint32_t i = 0; r.ok() && i < n; ++i) {
-    spirv::KernelInfo info;
-    info.name = r.str();
-    uint32_t args = r.u32();
-    for (uint32_t a = 0; r.ok() && a < args; ++a) {
-      spirv::KernelArg arg{};
-      uint8_t kind = r.u8();
-      if (kind > static_cast<uint8_t>(spirv::KernelArg::Kind::Struct)) return std::nullopt;
-      arg.kind = static_cast<spirv::KernelArg::Kind>(kind);
-      arg.size = r.u32();
-      arg.typeName = r.str();
-      info.args.push_back(std::move(arg));
-    }
-    for (uint32_t &d : info.requiredLocalSize) d = r.u32();
+    std::optional<spirv::KernelInfo> read = spirv::readKernelInfo(r);
+    if (!read) return std::nullopt;
+    spirv::KernelInfo info = std::move(*read);
     if (std::string why = r.str(); !why.empty()) {
       e.kernels.unavailable[info.name] = std::move(why);
       e.kernels.kernels.push_back(std::move(info));

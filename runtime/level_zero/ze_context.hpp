@@ -1,0 +1,40 @@
+// What the devices of one Level Zero driver share: the driver, one context for all its devices
+// (so SHARED and HOST memory serve each of them), and entry points newer than the headers
+// xpurt builds against, looked up at run time.
+#pragma once
+
+#include <level_zero/ze_api.h>
+
+#include <vector>
+
+namespace xpurt::level_zero {
+
+// Entry points a driver may offer beyond Level Zero 1.4; null where it does not.
+struct ZeExtensions {
+  // ZE_experimental_global_offset: launches with a global offset (zeKernelSetGlobalOffsetExp,
+  // called through the loader, which dispatches it to the driver).
+  bool globalOffset = false;
+  // Level Zero 1.6: waits for an immediate command list without an event.
+  using HostSynchronize = ze_result_t (*)(ze_command_list_handle_t, uint64_t);
+  HostSynchronize commandListHostSynchronize = nullptr;
+};
+
+class ZeContext {
+ public:
+  // Creates the context for every device of the driver; throws on failure.
+  ZeContext(ze_driver_handle_t driver, const std::vector<ze_device_handle_t> &devices);
+  ~ZeContext();
+  ZeContext(const ZeContext &) = delete;
+  ZeContext &operator=(const ZeContext &) = delete;
+
+  ze_driver_handle_t driver() const { return driver_; }
+  ze_context_handle_t handle() const { return context_; }
+  const ZeExtensions &extensions() const { return extensions_; }
+
+ private:
+  ze_driver_handle_t driver_;
+  ze_context_handle_t context_ = nullptr;
+  ZeExtensions extensions_;
+};
+
+}  // namespace xpurt::level_zero

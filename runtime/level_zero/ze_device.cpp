@@ -1,0 +1,101 @@
+#include "ze_device.hpp"
+
+#include "core/log.hpp"
+#include "ze_call.hpp"
+#include "ze_module.hpp"
+#include "ze_queue.hpp"
+
+#include <dlfcn.h>
+
+#include <string_view>
+
+namespace xpurt::level_zero {
+
+ZeContext::ZeContext(ze_driver_handle_t driver, const std::vector<ze_device_handle_t> &devices)
+    : driver_(driver) {
+  auto desc = zeStruct<ze_context_desc_t>(ZE_STRUCTURE_TYPE_CONTEXT_DESC);
+  (void)devices;  // zeContextCreate covers every device of the driver
+  check(zeContextCreate(driver, &desc, &context_), "zeContextCreate");
+  // Extensions the driver names, and entry points of Level Zero versions newer than 1.4 that
+  // the loader in this process may export.
+  uint32_t count = 0;
+  if (zeDriverGetExtensionProperties(driver, &count, nullptr) == ZE_RESULT_SUCCESS && count) {
+    std::vector<ze_driver_extension_properties_t> ext(count);
+    if (zeDriverGetExtensionProperties(driver, &count, ext.data()) == ZE_RESULT_SUCCESS)
+      for (uint32_t i = 0; i < count; ++i)
+        if (std::string_view(ext[i].name) == ZE_GLOBAL_OFFSET_EXP_NAME)
+          extensions_.globalOffset = true;
+  }
+  extensions_.commandListHostSynchronize = reinterpret_cast<ZeExtensions::HostSynchronize>(
+      dlsym(RTLD_DEFAULT, "zeCommandListHostSynchronize"));
+  core::log().debug("Level Zero: global offsets {}, zeCommandListHostSynchronize {}",
+                    extensions_.globalOffset ? "supported" : "not supported",
+                    extensions_.commandListHostSynchronize ? "present" : "absent");
+}
+
+ZeContext::~ZeContext() {
+  if (ze_result_t r = zeContextDestroy(context_); r != ZE_RESULT_SUCCESS)
+    core::log().warn("Level Zero: zeContextDestroy failed with {}", resultName(r));
+}
+
+ZeDevice::ZeDevice(core::Backend &backend, const ZeDeviceDescription &description,
+                   std::shared_ptr<ZeContext> context)
+    : core::Device(backend), description_(description), context_(std::move(context)) {}
+
+ZeDevice::~ZeDevice() = default;
+
+void *ZeDevice::allocate(size_t size, XpurtAllocationType type) {
+  void *ptr = nullptr;
+  // Vector loads of 64 bytes are aligned on every allocation.
+  constexpr size_t kAlignment = 64;
+  auto deviceDesc = zeStruct<ze_device_mem_alloc_desc_t>(ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC);
+  auto hostDesc = zeStruct<ze_host_mem_alloc_desc_t>(ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC);
+  ze_result_t r;
+  const char *call;
+  switch (type) {
+    case XPURT_ALLOC_TYPE_DEVICE:
+      call = "zeMemAllocDevice";
+      r = zeMemAllocDevice(context_->handle(), &deviceDesc, size, kAlignment, handle(), &ptr);
+      break;
+    case XPURT_ALLOC_TYPE_SHARED:
+      call = "zeMemAllocShared";
+      r = zeMemAllocShared(context_->handle(), &deviceDesc, &hostDesc, size, kAlignment, handle(),
+                           &ptr);
+      break;
+    default:
+      call = "zeMemAllocHost";
+      r = zeMemAllocHost(context_->handle(), &hostDesc, size, kAlignment, &ptr);
+      break;
+  }
+  if (r == ZE_RESULT_ERROR_UNSUPPORTED_SIZE || r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY ||
+      r == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY)
+    core::fail(XPURT_ERROR_OUT_OF_MEMORY,
+               "{} failed with {}: {} bytes cannot be allocated on {} (the device's largest "
+               "allocation is {} bytes)",
+               call, resultName(r), size, label(), description_.properties.maxMemAllocSize);
+  check(r, call, fmt::format("{} bytes on {}", size, label()));
+  return ptr;
+}
+
+void ZeDevice::deallocate(void *ptr, XpurtAllocationType) noexcept {
+  if (!ptr) return;
+  if (ze_result_t r = zeMemFree(context_->handle(), ptr); r != ZE_RESULT_SUCCESS)
+    core::log().warn("Level Zero: zeMemFree failed with {}", resultName(r));
+}
+
+core::Ref<core::TaskQueue> ZeDevice::createQueue(const core::QueueOptions &options) {
+  return core::makeRef<ZeQueue>(core::Ref<ZeDevice>(this), options);
+}
+
+core::Ref<core::Module> ZeDevice::loadSpirv(std::span<const std::byte> bytes,
+                                            const std::string &name,
+                                            const core::ModuleOptions &options) {
+  return loadZeSpirvModule(core::Ref<ZeDevice>(this), bytes, name, options);
+}
+
+core::Ref<core::Module> ZeDevice::loadNativeLibrary(const core::NativeLibrary &library,
+                                                    const core::ModuleOptions &options) {
+  return loadZeNativeModule(core::Ref<ZeDevice>(this), library, options);
+}
+
+}  // namespace xpurt::level_zero

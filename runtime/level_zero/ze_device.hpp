@@ -1,0 +1,66 @@
+// A Level Zero device: USM memory in its driver's context, queues on immediate command lists
+// of its compute and copy-only queue groups, modules built by the driver from SPIR-V or a
+// native binary.
+#pragma once
+
+#include "core/backend.hpp"
+#include "ze_context.hpp"
+#include "ze_events.hpp"
+
+#include <level_zero/ze_api.h>
+
+#include <memory>
+#include <optional>
+
+namespace xpurt::level_zero {
+
+// What discovery learnt about a device (ze_backend.cpp).
+struct ZeDeviceDescription {
+  ze_driver_handle_t driver;
+  ze_device_handle_t device;
+  ze_device_properties_t properties;
+  ze_device_compute_properties_t compute;
+  uint32_t computeOrdinal = 0;              // a queue group with COMPUTE
+  std::optional<uint32_t> copyOrdinal;      // a queue group with COPY and without COMPUTE
+  uint32_t maxFillPatternSize[2] = {4, 4};  // of the compute group, of the copy group
+  double nsPerTimestampTick = 1.0;          // kernel timestamps
+  uint32_t kernelTimestampValidBits = 32;
+  XpurtDeviceInfo info;
+};
+
+class ZeDevice final : public core::Device {
+ public:
+  ZeDevice(core::Backend &backend, const ZeDeviceDescription &description,
+           std::shared_ptr<ZeContext> context);
+  ~ZeDevice() override;
+
+  XpurtDeviceInfo info() const override { return description_.info; }
+  bool deviceMemoryIsHostMemory() const override { return false; }
+  void *allocate(size_t size, XpurtAllocationType type) override;
+  void deallocate(void *ptr, XpurtAllocationType type) noexcept override;
+  core::Ref<core::TaskQueue> createQueue(const core::QueueOptions &options) override;
+  // A task of an ISPCRT-style launch is one work-group of 16 work-items: the SIMD width Intel
+  // GPUs run OpenCL kernels at.
+  uint32_t programCount() const override { return 16; }
+  bool uniformWorkGroupsOnly() const override { return true; }
+  bool supportsGlobalOffsets() const override { return context_->extensions().globalOffset; }
+  core::Ref<core::Module> loadSpirv(std::span<const std::byte> bytes, const std::string &name,
+                                    const core::ModuleOptions &options) override;
+  // Native binaries (zebin for Intel GPUs) go to the driver as they are.
+  bool loadsNativeLibraries() const override { return true; }
+  core::Ref<core::Module> loadNativeLibrary(const core::NativeLibrary &library,
+                                            const core::ModuleOptions &options) override;
+
+  const ZeDeviceDescription &description() const { return description_; }
+  ze_device_handle_t handle() const { return description_.device; }
+  ZeContext &context() const { return *context_; }
+  // The events of this device's queues' commands (ze_events.hpp).
+  EventTable &events() { return events_; }
+
+ private:
+  ZeDeviceDescription description_;
+  std::shared_ptr<ZeContext> context_;
+  EventTable events_;
+};
+
+}  // namespace xpurt::level_zero

@@ -1,0 +1,55 @@
+// Level Zero events for xpurt's commands. Each command signals an event from a pool that is
+// recycled, so there is no cap on the commands between syncs: an event goes back to its pool
+// once its command has completed and every command that waits on it has too (a reset event
+// that a queued command still waits on would never be signalled again).
+#pragma once
+
+#include "core/event.hpp"
+
+#include <level_zero/ze_api.h>
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace xpurt::level_zero {
+
+class EventPoolState;
+
+// One event of a pool; back to the pool (reset) when the last SlotRef to it goes.
+struct EventSlot {
+  ze_event_handle_t handle = nullptr;
+};
+using SlotRef = std::shared_ptr<EventSlot>;
+
+class EventPool {
+ public:
+  // timestamps: the events record kernel timestamps (for profiling queues).
+  EventPool(ze_context_handle_t context, ze_device_handle_t device, bool timestamps);
+  ~EventPool();
+  EventPool(const EventPool &) = delete;
+  EventPool &operator=(const EventPool &) = delete;
+
+  // An unsignalled event; throws on failure.
+  SlotRef acquire();
+
+ private:
+  std::shared_ptr<EventPoolState> state_;
+};
+
+// The events of a device's pending commands, by the core event they complete: a command of
+// any queue of the device that waits on one of them waits on the Level Zero event, on the
+// device, rather than on the host.
+class EventTable {
+ public:
+  void add(const core::Event *event, SlotRef slot);
+  void remove(const core::Event *event);
+  SlotRef find(const core::Event *event) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<const core::Event *, SlotRef> slots_;
+};
+
+}  // namespace xpurt::level_zero

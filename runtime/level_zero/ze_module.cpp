@@ -1,0 +1,191 @@
+#include "ze_module.hpp"
+
+#include "core/config.hpp"
+#include "core/disk_cache.hpp"
+#include "core/jit_worker.hpp"
+#include "core/log.hpp"
+#include "jit_build_id.h"
+#include "spirv/kernel_reflection.hpp"
+#include "spirv/spirv_binary.hpp"
+#include "ze_call.hpp"
+
+#include <fstream>
+#include <iterator>
+
+namespace xpurt::level_zero {
+namespace {
+
+constexpr std::string_view kCacheName = "level_zero";
+
+// The kernels' signatures, from the disk cache or reflected in the JIT worker.
+std::vector<spirv::KernelInfo> reflect(std::span<const std::byte> bytes,
+                                       const std::vector<uint32_t> &words, const std::string &name,
+                                       const core::ModuleOptions &options) {
+  std::string material =
+      fmt::format("xpurt {}.{}.{} build {} reflection|flags={}|spec=", XPURT_VERSION_MAJOR,
+                  XPURT_VERSION_MINOR, XPURT_VERSION_PATCH, XPURT_JIT_BUILD_ID, options.buildFlags);
+  for (auto [id, value] : options.specConstants) material += fmt::format("{}:{},", id, value);
+  core::disk_cache::Key key = core::disk_cache::makeKey(bytes, std::move(material));
+  std::optional<std::filesystem::path> dir = core::disk_cache::directory();
+  if (dir) {
+    if (auto payload = core::disk_cache::read(*dir, kCacheName, key)) {
+      if (auto kernels = spirv::deserializeKernels(*payload)) return std::move(*kernels);
+      core::disk_cache::reject(*dir, kCacheName, key, "malformed");
+    }
+  }
+  std::string payload = core::compileInWorker("level_zero", words, name, options);
+  auto kernels = spirv::deserializeKernels(payload);
+  if (!kernels)
+    core::fail(XPURT_ERROR_UNKNOWN, "module '{}': the JIT worker's reflection is malformed", name);
+  if (dir) core::disk_cache::write(*dir, kCacheName, key, payload);
+  return std::move(*kernels);
+}
+
+std::string buildLog(ze_module_build_log_handle_t log) {
+  if (!log) return {};
+  size_t size = 0;
+  std::string text;
+  if (zeModuleBuildLogGetString(log, &size, nullptr) == ZE_RESULT_SUCCESS && size > 0) {
+    text.resize(size);
+    if (zeModuleBuildLogGetString(log, &size, text.data()) != ZE_RESULT_SUCCESS) text.clear();
+    while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
+  }
+  zeModuleBuildLogDestroy(log);
+  return text;
+}
+
+// zeModuleCreate with the options; throws INVALID_MODULE with the build log on failure.
+ze_module_handle_t createModule(ZeDevice &device, ze_module_format_t format,
+                                std::span<const std::byte> bytes, const std::string &name,
+                                const core::ModuleOptions &options) {
+  std::string flags = buildFlags(options.buildFlags);
+  std::vector<uint32_t> ids;
+  std::vector<const void *> values;
+  for (const auto &[id, value] : options.specConstants) {
+    ids.push_back(id);
+    // Level Zero reads as many bytes as the constant's type has, from the start: the low
+    // bytes of the 64-bit value on this little-endian host.
+    values.push_back(&value);
+  }
+  ze_module_constants_t constants{static_cast<uint32_t>(ids.size()), ids.data(), values.data()};
+  auto desc = zeStruct<ze_module_desc_t>(ZE_STRUCTURE_TYPE_MODULE_DESC);
+  desc.format = format;
+  desc.inputSize = bytes.size();
+  desc.pInputModule = reinterpret_cast<const uint8_t *>(bytes.data());
+  desc.pBuildFlags = flags.c_str();
+  desc.pConstants = ids.empty() ? nullptr : &constants;
+  ze_module_handle_t module = nullptr;
+  ze_module_build_log_handle_t log = nullptr;
+  ze_result_t r = zeModuleCreate(device.context().handle(), device.handle(), &desc, &module, &log);
+  std::string text = buildLog(log);
+  if (r != ZE_RESULT_SUCCESS) {
+    XpurtResult code = toXpurtResult(r);
+    if (code == XPURT_ERROR_UNKNOWN) code = XPURT_ERROR_INVALID_MODULE;
+    core::fail(code,
+               "module '{}': the Level Zero driver could not build it for {} "
+               "(zeModuleCreate failed with {}){}{}",
+               name, device.label(), resultName(r), text.empty() ? "" : "; build log:\n", text);
+  }
+  if (!text.empty()) core::log().info("module '{}': build log:\n{}", name, text);
+  return module;
+}
+
+std::vector<std::string> kernelNames(ze_module_handle_t module) {
+  uint32_t count = 0;
+  check(zeModuleGetKernelNames(module, &count, nullptr), "zeModuleGetKernelNames");
+  std::vector<const char *> names(count);
+  check(zeModuleGetKernelNames(module, &count, names.data()), "zeModuleGetKernelNames");
+  return {names.begin(), names.begin() + count};
+}
+
+}  // namespace
+
+std::string buildFlags(const std::string &moduleFlags) {
+  std::string flags = moduleFlags;
+  if (auto igc = core::envValue("ISPCRT_IGC_OPTIONS"); igc && !igc->empty()) {
+    char how = (*igc)[0];
+    std::string rest = igc->substr(1);
+    if (how == '+')
+      flags += (flags.empty() ? "" : " ") + rest;
+    else if (how == '=')
+      flags = rest;
+    else
+      core::fail(XPURT_ERROR_INVALID_CONFIG,
+                 "ISPCRT_IGC_OPTIONS='{}' must start with '+' (add these options) or '=' "
+                 "(use only these options)",
+                 *igc);
+  }
+  return flags;
+}
+
+ZeModule::ZeModule(core::Ref<ZeDevice> device, std::string name, ze_module_handle_t handle,
+                   std::map<std::string, core::KernelSignature> signatures, bool reflected)
+    : core::Module(std::move(device), std::move(name)),
+      handle_(handle),
+      signatures_(std::move(signatures)),
+      reflected_(reflected) {}
+
+ZeModule::~ZeModule() {
+  if (ze_result_t r = zeModuleDestroy(handle_); r != ZE_RESULT_SUCCESS)
+    core::log().warn("Level Zero: zeModuleDestroy failed with {}", resultName(r));
+}
+
+core::Ref<core::Kernel> ZeModule::createKernel(const std::string &kernelName) {
+  std::vector<std::string> names = kernelNames(handle_);
+  if (std::find(names.begin(), names.end(), kernelName) == names.end()) {
+    std::string list;
+    for (const std::string &n : names) list += (list.empty() ? "" : ", ") + n;
+    core::fail(XPURT_ERROR_NOT_FOUND, "kernel '{}' is not in module '{}' (its kernels: {})",
+               kernelName, name(), list);
+  }
+  std::optional<core::KernelSignature> signature;
+  if (auto it = signatures_.find(kernelName); it != signatures_.end()) signature = it->second;
+  return core::makeRef<ZeKernel>(core::Ref<ZeModule>(this), kernelName, std::move(signature));
+}
+
+ZeKernel::ZeKernel(core::Ref<ZeModule> module, std::string name,
+                   std::optional<core::KernelSignature> signature)
+    : core::Kernel(std::move(module), std::move(name), std::move(signature)) {}
+
+core::Ref<core::Module> loadZeSpirvModule(core::Ref<ZeDevice> device,
+                                          std::span<const std::byte> bytes, const std::string &name,
+                                          const core::ModuleOptions &options) {
+  // The driver's compiler decides which capabilities it takes: the intake checks everything
+  // else (header, validation, what the translator reading the module for reflection needs).
+  std::vector<uint32_t> words = spirv::toWords(bytes, name);
+  std::vector<uint32_t> capabilities = spirv::readPreamble(words, name).capabilities;
+  spirv::CheckedModule checked = spirv::checkModule(bytes, name, capabilities, device->label());
+  for (const std::string &w : checked.warnings)
+    core::log().debug("SPIR-V module '{}': {}", name, w);
+  std::map<std::string, core::KernelSignature> signatures;
+  for (const spirv::KernelInfo &k : reflect(bytes, checked.words, name, options))
+    signatures.emplace(k.name, k.signature());
+  ze_module_handle_t module =
+      createModule(*device, ZE_MODULE_FORMAT_IL_SPIRV, bytes, name, options);
+  return core::makeRef<ZeModule>(std::move(device), name, module, std::move(signatures), true);
+}
+
+core::Ref<core::Module> loadZeNativeModule(core::Ref<ZeDevice> device,
+                                           const core::NativeLibrary &library,
+                                           const core::ModuleOptions &options) {
+  std::string bytes;
+  std::span<const std::byte> data;
+  if (library.kind == core::NativeLibrary::Kind::Memory) {
+    data = {static_cast<const std::byte *>(library.data), library.size};
+  } else if (library.kind == core::NativeLibrary::Kind::File) {
+    std::ifstream in(library.path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+    if (!in && !in.eof())
+      core::fail(XPURT_ERROR_NOT_FOUND, "module '{}': cannot read '{}'", library.name,
+                 library.path);
+    data = {reinterpret_cast<const std::byte *>(bytes.data()), bytes.size()};
+  } else {
+    return nullptr;  // a bare name: a Level Zero device has no library search of its own
+  }
+  ze_module_handle_t module =
+      createModule(*device, ZE_MODULE_FORMAT_NATIVE, data, library.name, options);
+  return core::makeRef<ZeModule>(std::move(device), library.name, module,
+                                 std::map<std::string, core::KernelSignature>{}, false);
+}
+
+}  // namespace xpurt::level_zero

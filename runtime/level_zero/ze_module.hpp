@@ -1,0 +1,54 @@
+// Modules on a Level Zero device: SPIR-V or a native binary built by the driver
+// (zeModuleCreate), the build log in the error when the build fails. SPIR-V kernels carry the
+// signature xpurt reflects from the module (in the JIT worker, as the CPU does), so launches
+// are checked as on every device; a native binary's kernels take task launches only.
+#pragma once
+
+#include "core/backend.hpp"
+#include "ze_device.hpp"
+
+#include <level_zero/ze_api.h>
+
+#include <map>
+#include <span>
+#include <string>
+
+namespace xpurt::level_zero {
+
+class ZeModule final : public core::Module {
+ public:
+  ZeModule(core::Ref<ZeDevice> device, std::string name, ze_module_handle_t handle,
+           std::map<std::string, core::KernelSignature> signatures, bool reflected);
+  ~ZeModule() override;
+
+  ze_module_handle_t handle() const { return handle_; }
+  core::Ref<core::Kernel> createKernel(const std::string &name) override;
+
+ private:
+  ze_module_handle_t handle_;
+  std::map<std::string, core::KernelSignature> signatures_;
+  bool reflected_;  // signatures_ lists every kernel
+};
+
+// A kernel: the module's entry point by name. Level Zero kernel objects hold their arguments
+// and group size, so each queue launches a clone of its own (ze_queue.cpp); this one checks
+// that the kernel exists and serves as the first clone's source of properties.
+class ZeKernel final : public core::Kernel {
+ public:
+  ZeKernel(core::Ref<ZeModule> module, std::string name,
+           std::optional<core::KernelSignature> signature);
+  ZeModule &zeModule() const { return static_cast<ZeModule &>(module()); }
+};
+
+// The build flags for zeModuleCreate: the module's options, then ISPCRT_IGC_OPTIONS as ISPCRT
+// reads it ("+ flags" appends to them, "= flags" replaces them).
+std::string buildFlags(const std::string &moduleFlags);
+
+core::Ref<core::Module> loadZeSpirvModule(core::Ref<ZeDevice> device,
+                                          std::span<const std::byte> bytes, const std::string &name,
+                                          const core::ModuleOptions &options);
+core::Ref<core::Module> loadZeNativeModule(core::Ref<ZeDevice> device,
+                                           const core::NativeLibrary &library,
+                                           const core::ModuleOptions &options);
+
+}  // namespace xpurt::level_zero

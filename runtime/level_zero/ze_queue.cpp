@@ -1,0 +1,260 @@
+#include "ze_queue.hpp"
+
+#include "core/clock.hpp"
+#include "core/log.hpp"
+#include "ze_call.hpp"
+#include "ze_module.hpp"
+
+#include <cstring>
+
+namespace xpurt::level_zero {
+
+ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
+    : core::TaskQueue(device, options), zeDevice_(std::move(device)) {
+  const ZeDeviceDescription &d = zeDevice_->description();
+  events_ = std::make_unique<EventPool>(zeDevice_->context().handle(), zeDevice_->handle(),
+                                        options.profiling);
+  bool copyEngine = options.engine == XPURT_ENGINE_COPY;
+  // A copy queue, and an out-of-order queue's copies, use the copy-only group where there is
+  // one: the copies then run beside kernels on the compute engine.
+  if (copyEngine && d.copyOrdinal) {
+    copy_ = createLane(*d.copyOrdinal, d.maxFillPatternSize[1]);
+    compute_ = copy_;
+  } else {
+    compute_ = createLane(d.computeOrdinal, d.maxFillPatternSize[0]);
+    copy_ = compute_;
+    if (options.outOfOrder && options.engine == XPURT_ENGINE_ANY && d.copyOrdinal) {
+      try {
+        copy_ = createLane(*d.copyOrdinal, d.maxFillPatternSize[1]);
+      } catch (...) {
+        zeCommandListDestroy(compute_.list);
+        throw;
+      }
+    }
+  }
+  copiesOnCopyLane_ = copy_.list != compute_.list || copyEngine;
+  completions_ = std::make_shared<Completions>(*zeDevice_, failures(), !options.outOfOrder);
+  completionThread_ = std::thread([c = completions_] { c->run(); });
+}
+
+ZeQueue::~ZeQueue() {
+  completions_->drain();
+  completions_->stop();
+  completionThread_.join();
+  last_ = nullptr;
+  for (auto &[kernel, clone] : clones_) zeKernelDestroy(clone.handle);
+  if (copy_.list != compute_.list) zeCommandListDestroy(copy_.list);
+  zeCommandListDestroy(compute_.list);
+}
+
+ZeQueue::Lane ZeQueue::createLane(uint32_t ordinal, uint32_t maxFillPatternSize) {
+  auto desc = zeStruct<ze_command_queue_desc_t>(ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC);
+  desc.ordinal = ordinal;
+  desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
+  desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+  Lane lane;
+  lane.ordinal = ordinal;
+  lane.maxFillPatternSize = maxFillPatternSize;
+  check(zeCommandListCreateImmediate(zeDevice_->context().handle(), zeDevice_->handle(), &desc,
+                                     &lane.list),
+        "zeCommandListCreateImmediate", fmt::format("queue group {}", ordinal));
+  return lane;
+}
+
+ZeQueue::Lane &ZeQueue::laneFor(const core::Command &cmd) {
+  bool copyOrFill = cmd.type == core::Command::Type::Copy || cmd.type == core::Command::Type::Fill;
+  return copyOrFill && copiesOnCopyLane_ ? copy_ : compute_;
+}
+
+void ZeQueue::drain() {
+  completions_->drain();
+}
+
+void ZeQueue::submit(core::Command &&cmd) {
+  PendingCommand p;
+  std::lock_guard lock(appendMutex_);
+  // An in-order queue's barrier orders nothing the chain of events does not already order.
+  if (!cmd.done && cmd.waits.empty() && cmd.type == core::Command::Type::Barrier) return;
+  try {
+    p.slot = events_->acquire();
+    std::vector<ze_event_handle_t> wait;
+    auto waitOn = [&](SlotRef slot) {
+      wait.push_back(slot->handle);
+      p.waits.push_back(std::move(slot));
+    };
+    if (last_) waitOn(last_);
+    for (const core::Ref<core::Event> &e : cmd.waits) {
+      if (e->isDone()) continue;
+      if (SlotRef slot = zeDevice_->events().find(e.get())) {
+        waitOn(std::move(slot));
+      } else {
+        // Another device's or backend's future: an event the host signals when it completes.
+        SlotRef proxy = events_->acquire();
+        e->then([proxy] { zeEventHostSignal(proxy->handle); });
+        waitOn(std::move(proxy));
+      }
+    }
+    p.deviceTimes = options().profiling;
+    p.submitNs = cmd.done && cmd.done->timed() ? core::steadyNowNs() : 0;
+    if (cmd.type == core::Command::Type::HostCallback) {
+      p.func = cmd.func;
+      p.userData = cmd.userData;
+    } else {
+      p.keep = append(cmd, laneFor(cmd), p.slot->handle, wait);
+    }
+  } catch (const core::Error &e) {
+    // Nothing was appended: later commands must not wait for this one forever.
+    if (cmd.done) cmd.done->fail(e.what());
+    throw;
+  }
+  if (cmd.done) {
+    cmd.done->setDriver(completions_);
+    zeDevice_->events().add(cmd.done.get(), p.slot);
+    p.done = std::move(cmd.done);
+  }
+  if (!options().outOfOrder) last_ = p.slot;
+  completions_->push(std::move(p));
+}
+
+std::shared_ptr<void> ZeQueue::append(core::Command &cmd, Lane &lane, ze_event_handle_t signal,
+                                      std::vector<ze_event_handle_t> &wait) {
+  using Type = core::Command::Type;
+  auto count = static_cast<uint32_t>(wait.size());
+  ze_event_handle_t *waits = wait.empty() ? nullptr : wait.data();
+  switch (cmd.type) {
+    case Type::Copy:
+      check(zeCommandListAppendMemoryCopy(lane.list, cmd.dst.pointer(), cmd.src.pointer(),
+                                          cmd.dst.size, signal, count, waits),
+            "zeCommandListAppendMemoryCopy", fmt::format("{} bytes", cmd.dst.size));
+      return nullptr;
+    case Type::Fill: {
+      uint32_t n = cmd.patternSize;
+      if ((n & (n - 1)) == 0 && n <= lane.maxFillPatternSize) {
+        check(zeCommandListAppendMemoryFill(lane.list, cmd.dst.pointer(), cmd.patternBytes(), n,
+                                            cmd.dst.size, signal, count, waits),
+              "zeCommandListAppendMemoryFill", fmt::format("{} bytes", cmd.dst.size));
+        return nullptr;
+      }
+      // A pattern the queue group cannot fill with: the whole range, filled here, copied.
+      auto filled = std::make_shared<std::vector<std::byte>>(cmd.dst.size);
+      for (size_t at = 0; at < filled->size(); at += n)
+        std::memcpy(filled->data() + at, cmd.patternBytes(),
+                    std::min<size_t>(n, filled->size() - at));
+      check(zeCommandListAppendMemoryCopy(lane.list, cmd.dst.pointer(), filled->data(),
+                                          cmd.dst.size, signal, count, waits),
+            "zeCommandListAppendMemoryCopy", "a fill's pattern");
+      return filled;
+    }
+    case Type::Launch:
+    case Type::LaunchKernel:
+      appendLaunch(cmd, lane, signal, wait);
+      return nullptr;
+    case Type::Barrier:
+      check(zeCommandListAppendBarrier(lane.list, signal, count, waits),
+            "zeCommandListAppendBarrier");
+      return nullptr;
+    case Type::HostCallback:
+      break;
+  }
+  return nullptr;
+}
+
+ZeQueue::KernelClone &ZeQueue::cloneOf(core::Kernel &kernel) {
+  auto it = clones_.find(&kernel);
+  if (it != clones_.end()) return it->second;
+  auto &zeKernel = static_cast<ZeKernel &>(kernel);
+  KernelClone clone;
+  clone.kernel = core::Ref<core::Kernel>(&kernel);
+  auto desc = zeStruct<ze_kernel_desc_t>(ZE_STRUCTURE_TYPE_KERNEL_DESC);
+  desc.pKernelName = kernel.name().c_str();
+  check(zeKernelCreate(zeKernel.zeModule().handle(), &desc, &clone.handle), "zeKernelCreate",
+        fmt::format("kernel '{}'", kernel.name()));
+  // Kernels reach memory views through pointers in their arguments and params structs.
+  ze_kernel_indirect_access_flags_t indirect = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
+                                               ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
+                                               ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
+  if (ze_result_t r = zeKernelSetIndirectAccess(clone.handle, indirect); r != ZE_RESULT_SUCCESS) {
+    zeKernelDestroy(clone.handle);
+    failCall("zeKernelSetIndirectAccess", r, fmt::format("kernel '{}'", kernel.name()));
+  }
+  return clones_.emplace(&kernel, std::move(clone)).first->second;
+}
+
+void ZeQueue::setArg(KernelClone &clone, uint32_t index, size_t size, const void *value) {
+  // Remembered as the value's bytes, or the __local size with a marker for no value.
+  std::vector<std::byte> state(1 + (value ? size : sizeof size));
+  state[0] = std::byte{value ? uint8_t{1} : uint8_t{0}};
+  std::memcpy(state.data() + 1, value ? value : &size, state.size() - 1);
+  if (clone.args.size() <= index) clone.args.resize(index + 1);
+  if (clone.args[index] == state) return;
+  check(zeKernelSetArgumentValue(clone.handle, index, size, value), "zeKernelSetArgumentValue",
+        fmt::format("argument {} of kernel '{}'", index, clone.kernel->name()));
+  clone.args[index] = std::move(state);
+}
+
+void ZeQueue::setGroupSize(KernelClone &clone, const std::array<uint32_t, 3> &size) {
+  if (clone.groupSize == size) return;
+  check(zeKernelSetGroupSize(clone.handle, size[0], size[1], size[2]), "zeKernelSetGroupSize",
+        fmt::format("{}x{}x{} for kernel '{}'", size[0], size[1], size[2], clone.kernel->name()));
+  clone.groupSize = size;
+}
+
+void ZeQueue::appendLaunch(core::Command &cmd, Lane &lane, ze_event_handle_t signal,
+                           std::vector<ze_event_handle_t> &wait) {
+  KernelClone &clone = cloneOf(*cmd.kernel);
+  ze_group_count_t groups{1, 1, 1};
+  std::array<uint32_t, 3> groupSize{1, 1, 1};
+  std::array<uint32_t, 3> offset{0, 0, 0};
+  if (cmd.type == core::Command::Type::Launch) {
+    // ISPCRT's task model: one work-group per task.
+    groups = {cmd.dims[0], cmd.dims[1], cmd.dims[2]};
+    void *params = cmd.params();
+    const core::KernelSignature *signature = cmd.kernel->signature();
+    if (signature) {
+      core::NDRange range = cmd.kernel->taskRange(cmd.dims);
+      for (int d = 0; d < 3; ++d) groupSize[d] = static_cast<uint32_t>(range.localSize[d]);
+    }
+    if (signature ? !signature->params.empty() : params != nullptr)
+      setArg(clone, 0, sizeof params, &params);
+  } else {
+    const core::KernelArgs &args = *cmd.args;
+    std::vector<void *> pointers(args.args.size());
+    for (const core::KernelArgs::ViewArg &v : args.views) pointers[v.index] = v.ref.pointer();
+    for (uint32_t i = 0; i < args.args.size(); ++i) {
+      const core::KernelArgs::Arg &a = args.args[i];
+      if (a.kind == XPURT_KERNEL_ARG_LOCAL) {
+        uint64_t bytes;
+        std::memcpy(&bytes, args.data.data() + a.offset, sizeof bytes);
+        setArg(clone, i, bytes, nullptr);
+      } else if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW) {
+        setArg(clone, i, sizeof(void *), &pointers[i]);
+      } else {
+        setArg(clone, i, a.size, args.data.data() + a.offset);
+      }
+    }
+    const core::NDRange &r = cmd.range;
+    uint32_t *counts[3] = {&groups.groupCountX, &groups.groupCountY, &groups.groupCountZ};
+    for (int d = 0; d < 3; ++d) {
+      groupSize[d] = static_cast<uint32_t>(r.localSize[d]);
+      *counts[d] = static_cast<uint32_t>(r.globalSize[d] / r.localSize[d]);
+      offset[d] = static_cast<uint32_t>(r.globalOffset[d]);
+    }
+  }
+  setGroupSize(clone, groupSize);
+  if (clone.offset != offset) {
+    if (!zeDevice_->context().extensions().globalOffset)
+      core::fail(XPURT_ERROR_UNSUPPORTED,
+                 "{} cannot launch with a global offset (its driver lacks "
+                 "ZE_experimental_global_offset)",
+                 zeDevice_->label());
+    check(zeKernelSetGlobalOffsetExp(clone.handle, offset[0], offset[1], offset[2]),
+          "zeKernelSetGlobalOffsetExp");
+    clone.offset = offset;
+  }
+  check(zeCommandListAppendLaunchKernel(lane.list, clone.handle, &groups, signal,
+                                        static_cast<uint32_t>(wait.size()),
+                                        wait.empty() ? nullptr : wait.data()),
+        "zeCommandListAppendLaunchKernel", fmt::format("kernel '{}'", cmd.kernel->name()));
+}
+
+}  // namespace xpurt::level_zero
