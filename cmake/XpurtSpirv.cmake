@@ -83,4 +83,6 @@ function(xpurt_add_spirv_module name)
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${spv})
   set_target_properties(${name} PROPERTIES XPURT_SPIRV_FILE ${spv})
+  # Every module of the build, for checks over all of them (Intel's offline compiler).
+  set_property(GLOBAL APPEND PROPERTY XPURT_SPIRV_MODULES ${spv})
 endfunction()

@@ -8,7 +8,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
   clang-15 llvm-15-dev llvm-spirv-15 libllvmspirvlib-15-dev libclc-15 spirv-tools spirv-headers
   libtbb-dev libspdlog-dev libfmt-dev
-  libze1 libze-dev
+  libze1 libze-dev intel-opencl-icd
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

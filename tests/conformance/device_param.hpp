@@ -17,22 +17,31 @@ struct DeviceParam {
   std::string name;  // test-name suffix
   DeviceType type;
   uint32_t index;
-  uint32_t flags;  // XPURT_DEVICE_FLAG_*
+  uint32_t flags;          // XPURT_DEVICE_FLAG_*
+  bool cpuBackend = false;  // the CPU backend's device (not a Level Zero driver on the CPU)
 };
 
 inline void PrintTo(const DeviceParam &p, std::ostream *os) {
   *os << p.name;
 }
 
-// Every device of this build and machine: each GPU, then the CPU twice (device memory
+// Every device of this build and machine: each GPU, then the CPU backend twice (device memory
 // aliasing host memory, and with storage of its own, where a missing copy shows as it would
-// on a GPU).
+// on a GPU), then every other device of CPU type (a Level Zero driver running on the CPU).
 inline std::vector<DeviceParam> conformanceDevices() {
   std::vector<DeviceParam> devices;
+  auto named = [](DeviceType type, uint32_t index) {
+    DeviceInfo info = Device::info(type, index);
+    return std::string(info.backend) + (type == DeviceType::GPU ? "_gpu" : "_cpu") +
+           std::to_string(index);
+  };
   for (uint32_t i = 0, n = Device::count(DeviceType::GPU); i < n; ++i)
-    devices.push_back({"gpu" + std::to_string(i), DeviceType::GPU, i, 0});
-  devices.push_back({"cpu", DeviceType::CPU, 0, 0});
-  devices.push_back({"cpu_separate_memory", DeviceType::CPU, 0, XPURT_DEVICE_FLAG_SEPARATE_MEMORY});
+    devices.push_back({named(DeviceType::GPU, i), DeviceType::GPU, i, 0});
+  devices.push_back({"cpu", DeviceType::CPU, 0, 0, true});
+  devices.push_back(
+      {"cpu_separate_memory", DeviceType::CPU, 0, XPURT_DEVICE_FLAG_SEPARATE_MEMORY, true});
+  for (uint32_t i = 1, n = Device::count(DeviceType::CPU); i < n; ++i)
+    devices.push_back({named(DeviceType::CPU, i), DeviceType::CPU, i, 0});
   return devices;
 }
 
@@ -45,7 +54,7 @@ class DeviceTest : public ::testing::TestWithParam<DeviceParam> {
   Module module{device, "xpurt_test_tasks"};
   TaskQueue queue{device};
 
-  bool onCpu() const { return GetParam().type == DeviceType::CPU; }
+  bool onCpu() const { return GetParam().cpuBackend; }
 };
 
 // For a test of the CPU device alone: skips it on every other device with the reason.
