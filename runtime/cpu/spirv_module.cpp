@@ -27,10 +27,6 @@ namespace {
 
 using spirv::KernelInfo;
 
-// __local memory per work-group: each thread keeps one such buffer, so a bound keeps a bad size
-// from becoming a huge allocation (OpenCL CPU devices report far less: 32 KiB to 256 KiB).
-constexpr uint64_t kMaxLocalBytes = uint64_t{1} << 30;
-
 // Per-thread memory for the groups a thread runs, grown as launches need.
 struct ScratchBuffer {
   std::unique_ptr<std::byte[], void (*)(void *)> data{nullptr, std::free};
@@ -141,8 +137,10 @@ class SpirvKernel final : public CpuKernel {
     runWorkGroups(fn_, args, taskRange(dims), layout_.staticLocalBytes, layout_, name());
   }
 
+  uint64_t staticLocalBytes() const override { return layout_.staticLocalBytes; }
+
   void checkDeviceLimits(const core::KernelArgs &given, const core::NDRange &) const override {
-    if (uint64_t bytes = localLayout(given, nullptr); bytes > kMaxLocalBytes)
+    if (uint64_t bytes = localLayout(given, nullptr); bytes > kMaxLocalBytesPerGroup)
       core::fail(
           XPURT_ERROR_OUT_OF_RANGE,
           "kernel '{}' would need {} of __local memory per work-group ({} bytes of static "
@@ -150,11 +148,11 @@ class SpirvKernel final : public CpuKernel {
           "bytes: ask for less local memory",
           name(),
           bytes == UINT64_MAX ? std::string("more than that") : std::to_string(bytes) + " bytes",
-          layout_.staticLocalBytes, kMaxLocalBytes);
+          layout_.staticLocalBytes, kMaxLocalBytesPerGroup);
   }
 
   // The group's __local memory: static variables, then each __local argument, each 128-byte
-  // aligned. Checked at launch against kMaxLocalBytes, so nothing here can wrap.
+  // aligned. Checked at launch against kMaxLocalBytesPerGroup, so nothing here can wrap.
   uint64_t localLayout(const core::KernelArgs &given, std::vector<uint64_t> *offsets) const {
     uint64_t bytes = (layout_.staticLocalBytes + 127) / 128 * 128;
     for (size_t i = 0; i < given.args.size(); ++i) {
@@ -163,7 +161,7 @@ class SpirvKernel final : public CpuKernel {
       uint64_t asked;  // the launch stored the size it was given, not the 32-bit summary
       std::memcpy(&asked, given.data.data() + a.offset, sizeof asked);
       if (offsets) (*offsets)[i] = bytes;
-      if (asked > kMaxLocalBytes || bytes > kMaxLocalBytes) return UINT64_MAX;
+      if (asked > kMaxLocalBytesPerGroup || bytes > kMaxLocalBytesPerGroup) return UINT64_MAX;
       bytes += (asked + 127) / 128 * 128;
     }
     return bytes;

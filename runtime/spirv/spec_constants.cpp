@@ -60,11 +60,8 @@ bool fits(uint64_t value, uint32_t bits, bool isInteger) {
 
 }  // namespace
 
-std::vector<std::pair<uint32_t, uint64_t>> checkSpecConstants(
-    std::span<const uint32_t> words, std::span<const std::pair<uint32_t, uint64_t>> values,
-    const std::string &name) {
-  std::vector<std::pair<uint32_t, uint64_t>> cut;
-  if (values.empty()) return cut;
+std::map<uint32_t, SpecConstantType> declaredSpecConstants(std::span<const uint32_t> words,
+                                                           const std::string &name) {
   std::unique_ptr<spv_context_t, void (*)(spv_context)> context(
       spvContextCreate(SPV_ENV_UNIVERSAL_1_5), spvContextDestroy);
   Declared d;
@@ -74,29 +71,44 @@ std::vector<std::pair<uint32_t, uint64_t>> checkSpecConstants(
   spvDiagnosticDestroy(diagnostic);
   if (r != SPV_SUCCESS)
     core::fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' cannot be parsed", name);
-  std::map<uint32_t, uint32_t> typeOfSpecId;  // SpecId -> type id
-  for (auto [result, type] : d.typeOf)
-    if (auto id = d.specIdOf.find(result); id != d.specIdOf.end()) typeOfSpecId[id->second] = type;
+  std::map<uint32_t, SpecConstantType> declared;
+  for (auto [result, type] : d.typeOf) {
+    auto id = d.specIdOf.find(result);
+    if (id == d.specIdOf.end()) continue;
+    uint32_t kind = d.kindOf.count(type) ? d.kindOf[type] : 0;
+    declared[id->second] = {d.widthOf.count(type) ? d.widthOf[type] : 64,
+                            kind == kOpTypeBool    ? SpecConstantType::Kind::Bool
+                            : kind == kOpTypeInt   ? SpecConstantType::Kind::Integer
+                            : kind == kOpTypeFloat ? SpecConstantType::Kind::Float
+                                                   : SpecConstantType::Kind::Other};
+  }
+  return declared;
+}
+
+std::vector<std::pair<uint32_t, uint64_t>> checkSpecConstants(
+    std::span<const uint32_t> words, std::span<const std::pair<uint32_t, uint64_t>> values,
+    const std::string &name) {
+  std::vector<std::pair<uint32_t, uint64_t>> cut;
+  if (values.empty()) return cut;
+  std::map<uint32_t, SpecConstantType> declared = declaredSpecConstants(words, name);
   for (auto [id, value] : values) {
-    auto it = typeOfSpecId.find(id);
-    if (it == typeOfSpecId.end()) {
+    auto it = declared.find(id);
+    if (it == declared.end()) {
       std::string ids;
-      for (auto [known, type] : typeOfSpecId)
-        ids += (ids.empty() ? "" : ", ") + std::to_string(known);
+      for (auto [known, type] : declared) ids += (ids.empty() ? "" : ", ") + std::to_string(known);
       core::fail(XPURT_ERROR_INVALID_ARGUMENT,
                  "module '{}' has no specialization constant with id {} (its ids: {})", name, id,
                  ids.empty() ? "none" : ids);
     }
-    uint32_t bits = d.widthOf.count(it->second) ? d.widthOf[it->second] : 64;
-    uint32_t kind = d.kindOf.count(it->second) ? d.kindOf[it->second] : 0;
-    if (!fits(value, bits, kind == kOpTypeInt))
+    auto [bits, kind] = it->second;
+    if (!fits(value, bits, kind == SpecConstantType::Kind::Integer))
       core::fail(XPURT_ERROR_INVALID_ARGUMENT,
                  "specialization constant {} of module '{}' is a {}-bit {}; the value {:#x} does "
                  "not fit in it",
                  id, name, bits,
-                 kind == kOpTypeBool    ? "bool"
-                 : kind == kOpTypeFloat ? "float"
-                                        : "integer",
+                 kind == SpecConstantType::Kind::Bool    ? "bool"
+                 : kind == SpecConstantType::Kind::Float ? "float"
+                                                         : "integer",
                  value);
     cut.emplace_back(id, bits >= 64 ? value : value & ((uint64_t{1} << bits) - 1));
   }

@@ -1,0 +1,326 @@
+#include "executor.hpp"
+
+#include "command_list.hpp"
+#include "core/log.hpp"
+#include "core/spin_wait.hpp"
+#include "cpu/cpu_kernel.hpp"
+#include "driver.hpp"
+#include "entry.hpp"
+#include "events.hpp"
+#include "recorder.hpp"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace xpurt::ze_cpu {
+namespace {
+
+// How long an idle executor thread spins for new work before it sleeps: appends that come
+// closer together than this never pay for a wake-up.
+constexpr uint64_t kIdleSpinNs = 50'000;
+
+void fill(std::byte *dst, size_t size, const std::byte *pattern, size_t patternSize) {
+  if (patternSize == 1) {
+    std::memset(dst, static_cast<int>(pattern[0]), size);
+    return;
+  }
+  // One pattern, then copies of what is written so far, doubling each time.
+  size_t written = std::min(size, patternSize);
+  std::memcpy(dst, pattern, written);
+  while (written < size) {
+    size_t n = std::min(written, size - written);
+    std::memcpy(dst + written, dst, n);
+    written += n;
+  }
+}
+
+void copyRegion(const CopyRegionPayload &r) {
+  auto *dst = static_cast<std::byte *>(r.dst);
+  auto *src = static_cast<const std::byte *>(r.src);
+  for (uint32_t z = 0; z < r.srcRegion.depth; ++z)
+    for (uint32_t y = 0; y < r.srcRegion.height; ++y)
+      std::memcpy(dst + (size_t{r.dstRegion.originZ} + z) * r.dstSlicePitch +
+                      (size_t{r.dstRegion.originY} + y) * r.dstPitch + r.dstRegion.originX,
+                  src + (size_t{r.srcRegion.originZ} + z) * r.srcSlicePitch +
+                      (size_t{r.srcRegion.originY} + y) * r.srcPitch + r.srcRegion.originX,
+                  r.srcRegion.width);
+}
+
+}  // namespace
+
+void EventList::assign(uint32_t count, const ze_event_handle_t *events) {
+  size_ = count;
+  more_.clear();
+  if (count <= inline_.size()) {
+    for (uint32_t i = 0; i < count; ++i) inline_[i] = fromHandle<Event>(events[i]);
+  } else {
+    more_.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) more_.push_back(fromHandle<Event>(events[i]));
+  }
+}
+
+void CommandRunner::run(std::span<Command> commands, CommandList *source) {
+  for (size_t i = 0; i < commands.size();) {
+    Command &c = commands[i];
+    if (c.kind == CommandKind::ExecuteList) {
+      CommandList *list = std::get<CommandList *>(c.payload);
+      run(list->commands(), list);
+      ++i;
+      continue;
+    }
+    for (Event *e : c.waits.view()) e->wait(Deadline::never());
+    if (c.kind != CommandKind::Launch) {
+      runOne(c, source);
+      ++i;
+      continue;
+    }
+    // Launches that follow without waits of their own run in one entry into the arena.
+    size_t end = i + 1;
+    while (end < commands.size() && commands[end].kind == CommandKind::Launch &&
+           commands[end].waits.empty())
+      ++end;
+    device_.cpu().arenaForLaunch().execute([&] {
+      for (size_t k = i; k < end; ++k) runOne(commands[k], source);
+    });
+    i = end;
+  }
+}
+
+void CommandRunner::runOne(Command &c, CommandList *source) {
+  bool timed = c.signal && c.signal->pool().hasTimestamps();
+  uint64_t start = timed ? deviceTicks() : 0;
+  ze_result_t result = execute(c);
+  uint64_t end = timed ? deviceTicks() : 0;
+  if (result != ZE_RESULT_SUCCESS) {
+    failedInSubmission_ = true;
+    failed_.store(true, std::memory_order_release);
+  }
+  if (c.kind == CommandKind::EndOfSubmission) {
+    if (Fence *fence = std::get<Fence *>(c.payload)) fence->signal(failedInSubmission_);
+    failedInSubmission_ = false;
+    return;
+  }
+  // Recorded before the event is signalled: whoever waits for the event finds the record.
+  if (recording()) record(c, ordinal_, index_, source, result);
+  if (c.signal) c.signal->signal(start, end, result != ZE_RESULT_SUCCESS);
+}
+
+ze_result_t CommandRunner::execute(Command &c) {
+  switch (c.kind) {
+    case CommandKind::Copy: {
+      const auto &p = std::get<CopyPayload>(c.payload);
+      copy(p.dst, p.src, p.size);
+      break;
+    }
+    case CommandKind::CopyRegion:
+      copyRegion(std::get<CopyRegionPayload>(c.payload));
+      break;
+    case CommandKind::Fill: {
+      const auto &p = std::get<FillPayload>(c.payload);
+      fill(static_cast<std::byte *>(p.dst), p.size, p.pattern(), p.patternSize);
+      break;
+    }
+    case CommandKind::Launch:
+      return launch(std::get<LaunchPayload>(c.payload));
+    case CommandKind::ResetEvent:
+      std::get<Event *>(c.payload)->reset();
+      break;
+    case CommandKind::QueryKernelTimestamps: {
+      const auto &p = std::get<TimestampQueryPayload>(c.payload);
+      for (size_t i = 0; i < p.events.size(); ++i) {
+        size_t offset = p.offsets.empty() ? i * sizeof(ze_kernel_timestamp_result_t) : p.offsets[i];
+        ze_kernel_timestamp_result_t result = p.events[i]->timestamps();
+        std::memcpy(static_cast<std::byte *>(p.dst) + offset, &result, sizeof result);
+      }
+      break;
+    }
+    case CommandKind::WriteGlobalTimestamp: {
+      uint64_t now = deviceTicks();
+      std::memcpy(std::get<uint64_t *>(c.payload), &now, sizeof now);
+      break;
+    }
+    default:  // barriers, event signals and waits (done around every command), hints
+      break;
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+void CommandRunner::copy(void *dst, const void *src, size_t size) {
+  // A copy engine's copy has a core to itself, as on a GPU (cpu_device.hpp).
+  bool engine = ordinal_ == kCopyOrdinal;
+  if (engine) device_.cpu().copyEngineCopying(true);
+  std::memmove(dst, src, size);
+  if (engine) device_.cpu().copyEngineCopying(false);
+}
+
+ze_result_t CommandRunner::launch(const LaunchPayload &l) {
+  core::NDRange range = l.range;
+  if (l.indirectCounts) {
+    const ze_group_count_t counts = *l.indirectCounts;
+    range.globalSize = {uint64_t{counts.groupCountX} * range.localSize[0],
+                        uint64_t{counts.groupCountY} * range.localSize[1],
+                        uint64_t{counts.groupCountZ} * range.localSize[2]};
+    range.workDim = range.globalSize[2] > 1 ? 3 : range.globalSize[1] > 1 ? 2 : 1;
+  }
+  if (range.globalSize[0] == 0 || range.globalSize[1] == 0 || range.globalSize[2] == 0)
+    return ZE_RESULT_SUCCESS;  // no work-groups: nothing to run
+  const auto &kernel = static_cast<const cpu::CpuKernel &>(*l.args->kernel);
+  try {
+    kernel.run(l.args->args, range);
+    return ZE_RESULT_SUCCESS;
+  } catch (const std::exception &e) {
+    core::log().error("Level Zero CPU driver: launch of kernel '{}' failed: {}", kernel.name(),
+                      e.what());
+    return ZE_RESULT_ERROR_DEVICE_LOST;
+  }
+}
+
+Executor::Executor(Device &device, uint32_t ordinal, uint32_t index, CommandList *owner)
+    : runner_(device, ordinal, index), owner_(owner) {
+  thread_ = std::thread([this] { loop(); });
+  std::string name = "ze_cpu q" + std::to_string(ordinal) + "." + std::to_string(index);
+  pthread_setname_np(thread_.native_handle(), name.c_str());
+}
+
+Executor::~Executor() {
+  bool wake;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    wake = sleeping_;
+  }
+  if (wake) workArrived_.notify_one();
+  thread_.join();
+}
+
+void Executor::submit(std::span<Command> commands) {
+  bool wake;
+  {
+    std::lock_guard lock(mutex_);
+    for (Command &c : commands) pending_.push_back(std::move(c));
+    submitted_ += commands.size();
+    hasPending_.store(true, std::memory_order_relaxed);
+    wake = sleeping_;
+  }
+  if (wake) workArrived_.notify_one();
+}
+
+bool Executor::takeWork(std::vector<Command> &batch) {
+  uint64_t spinUntil = core::steadyNowNs() + kIdleSpinNs;
+  for (unsigned i = 1; !hasPending_.load(std::memory_order_relaxed); ++i) {
+    if ((i & 63) == 0 && core::steadyNowNs() > spinUntil) break;
+    core::cpuRelax();
+  }
+  std::unique_lock lock(mutex_);
+  while (pending_.empty() && !stopping_) {
+    sleeping_ = true;
+    workArrived_.wait(lock);
+    sleeping_ = false;
+  }
+  if (pending_.empty()) return false;  // stopping, and everything has run
+  batch.swap(pending_);
+  hasPending_.store(false, std::memory_order_relaxed);
+  return true;
+}
+
+void Executor::loop() {
+  std::vector<Command> batch;  // swapped with pending_: both keep their capacity
+  while (takeWork(batch)) {
+    runner_.run(batch, owner_);
+    size_t ran = batch.size();
+    batch.clear();  // releases the launches' arguments before anyone is told they ran
+    completed_.fetch_add(ran, std::memory_order_seq_cst);
+    if (sleepingSynchronizers_.load(std::memory_order_seq_cst) > 0) {
+      std::lock_guard lock(mutex_);
+      workDone_.notify_all();
+    }
+  }
+}
+
+ze_result_t Executor::synchronize(const Deadline &deadline) {
+  uint64_t target;
+  {
+    std::lock_guard lock(mutex_);
+    target = submitted_;
+  }
+  auto done = [&] { return completed_.load(std::memory_order_seq_cst) >= target; };
+  if (!done()) {
+    if (deadline.passed()) return ZE_RESULT_NOT_READY;  // a timeout of 0 asks for the state only
+    uint64_t spinUntil = core::steadyNowNs() + 20'000;
+    for (unsigned i = 1; !done(); ++i) {
+      if ((i & 63) == 0) {
+        if (deadline.passed()) return ZE_RESULT_NOT_READY;
+        if (core::steadyNowNs() > spinUntil) break;
+      }
+      core::cpuRelax();
+    }
+    // Counted before looking again, so that the executor, which counts completions before it
+    // looks at the count of sleepers, cannot miss us.
+    sleepingSynchronizers_.fetch_add(1, std::memory_order_seq_cst);
+    std::unique_lock lock(mutex_);
+    bool timedOut = false;
+    while (!done() && !timedOut) {
+      if (deadline.forever())
+        workDone_.wait(lock);
+      else
+        timedOut = workDone_.wait_for(lock, std::chrono::nanoseconds(deadline.remainingNs())) ==
+                       std::cv_status::timeout &&
+                   deadline.passed();
+    }
+    sleepingSynchronizers_.fetch_sub(1, std::memory_order_seq_cst);
+    if (!done()) return ZE_RESULT_NOT_READY;
+  }
+  return runner_.takeFailure() ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_SUCCESS;
+}
+
+CommandList::CommandList(Device &device, uint32_t ordinal)
+    : device_(device), ordinal_(ordinal), immediate_(false) {}
+
+CommandList::CommandList(Device &device, uint32_t ordinal, uint32_t index, bool synchronous)
+    : device_(device), ordinal_(ordinal), immediate_(true) {
+  if (synchronous)
+    inlineRunner_ = std::make_unique<CommandRunner>(device, ordinal, index);
+  else
+    executor_ = std::make_unique<Executor>(device, ordinal, index, this);
+}
+
+CommandList::~CommandList() = default;
+
+bool CommandList::runsLaunches() const {
+  return ordinal_ == kComputeOrdinal;
+}
+
+ze_result_t CommandList::append(Command &&command) {
+  if (executor_) {
+    executor_->submit(std::move(command));
+  } else if (inlineRunner_) {
+    inlineRunner_->run(std::span<Command>(&command, 1), this);
+    if (inlineRunner_->takeFailure()) return ZE_RESULT_ERROR_DEVICE_LOST;
+  } else {
+    commands_.push_back(std::move(command));
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+void CommandList::reset() {
+  if (executor_) executor_->synchronize(Deadline::never());
+  commands_.clear();
+  closed_ = false;
+}
+
+ze_result_t CommandQueue::execute(std::span<CommandList *const> lists, Fence *fence) {
+  std::vector<Command> submission(lists.size() + 1);
+  for (size_t i = 0; i < lists.size(); ++i) {
+    submission[i].kind = CommandKind::ExecuteList;
+    submission[i].payload = lists[i];
+  }
+  submission.back().kind = CommandKind::EndOfSubmission;
+  submission.back().payload = fence;
+  executor_.submit(submission);
+  return synchronous_ ? executor_.synchronize(Deadline::never()) : ZE_RESULT_SUCCESS;
+}
+
+}  // namespace xpurt::ze_cpu

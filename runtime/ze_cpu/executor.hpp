@@ -1,0 +1,96 @@
+// Where commands run. Each command queue and each asynchronous immediate command list has an
+// Executor: a thread of its own that runs what is submitted, in order; a synchronous immediate
+// list runs its commands on the appending thread. Either way a CommandRunner runs each command:
+// it waits for the command's wait events, does the work (kernels on the CPU device's oneTBB
+// arena, copies and fills on the running thread), and signals the command's event.
+//
+// A launch that fails at run time (the CPU kernel reports an error, e.g. its work-items parted
+// at a barrier) is handled as a GPU driver handles a faulting kernel, with one difference: the
+// CPU device is not lost. The failed launch completes — its groups that could run have run —
+// and its event is signalled, so no waiter hangs, but carries the failure:
+//   - zeEventHostSynchronize and zeEventQueryStatus on that event return
+//     ZE_RESULT_ERROR_DEVICE_LOST until the event is reset;
+//   - the queue's next zeCommandQueueSynchronize returns ZE_RESULT_ERROR_DEVICE_LOST once, and
+//     the fence of the submission that failed does so until it is reset;
+//   - an append to a synchronous immediate list returns it for the command that failed.
+// Later commands run as usual, and zeDeviceGetStatus and zeContextGetStatus stay SUCCESS. The
+// kernel's message is logged (xpurt's logger, on stderr).
+#pragma once
+
+#include "command.hpp"
+#include "sync.hpp"
+
+#include <level_zero/ze_api.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+namespace xpurt::ze_cpu {
+
+class Device;
+
+class CommandRunner {
+ public:
+  CommandRunner(Device &device, uint32_t ordinal, uint32_t index)
+      : device_(device), ordinal_(ordinal), index_(index) {}
+
+  // Runs the commands one after another; `source` is the list they were appended to (null
+  // for a queue's own, whose ExecuteList commands name their lists).
+  void run(std::span<Command> commands, CommandList *source);
+  // Whether a command failed since the last call.
+  bool takeFailure() { return failed_.exchange(false, std::memory_order_acq_rel); }
+
+ private:
+  void runOne(Command &command, CommandList *source);
+  ze_result_t execute(Command &command);
+  ze_result_t launch(const LaunchPayload &launch);
+  void copy(void *dst, const void *src, size_t size);
+
+  Device &device_;
+  uint32_t ordinal_, index_;
+  bool failedInSubmission_ = false;  // for the fence of the submission being run
+  std::atomic<bool> failed_{false};  // for zeCommandQueueSynchronize and synchronous lists
+};
+
+class Executor {
+ public:
+  // `owner`: the immediate list whose commands these are, or null for a command queue.
+  Executor(Device &device, uint32_t ordinal, uint32_t index, CommandList *owner);
+  // Runs everything submitted, then ends the thread.
+  ~Executor();
+  Executor(const Executor &) = delete;
+  Executor &operator=(const Executor &) = delete;
+
+  // Appends commands, in order, as one submission (concurrent submissions do not interleave).
+  void submit(std::span<Command> commands);
+  void submit(Command &&command) { submit(std::span<Command>(&command, 1)); }
+  // Waits until everything submitted before the call has run: ZE_RESULT_SUCCESS,
+  // ZE_RESULT_NOT_READY when the deadline passed first, or ZE_RESULT_ERROR_DEVICE_LOST once
+  // for commands that failed since the last call.
+  ze_result_t synchronize(const Deadline &deadline);
+
+ private:
+  void loop();
+  // Blocks until there is work (spinning briefly first) or the executor stops; false to stop.
+  bool takeWork(std::vector<Command> &batch);
+
+  CommandRunner runner_;
+  CommandList *owner_;
+  std::mutex mutex_;
+  std::condition_variable workArrived_;  // for the executor thread, when it sleeps
+  std::condition_variable workDone_;     // for synchronizing threads that sleep
+  std::vector<Command> pending_;         // guarded by mutex_
+  uint64_t submitted_ = 0;               // guarded by mutex_
+  bool sleeping_ = false, stopping_ = false;
+  std::atomic<bool> hasPending_{false};
+  std::atomic<uint64_t> completed_{0};
+  std::atomic<uint32_t> sleepingSynchronizers_{0};
+  std::thread thread_;
+};
+
+}  // namespace xpurt::ze_cpu
