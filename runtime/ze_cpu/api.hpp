@@ -17,6 +17,9 @@ ze_result_t zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t 
                                            ze_driver_extension_properties_t *pExtensionProperties);
 ze_result_t zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name,
                                                 void **ppFunctionAddress);
+// Of spec 1.10, which the 1.4 headers and loader lack: reached through
+// zeDriverGetExtensionFunctionAddress.
+ze_result_t zeDriverGetLastErrorDescription(ze_driver_handle_t hDriver, const char **ppString);
 ze_result_t zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount,
                         ze_device_handle_t *phDevices);
 ze_result_t zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount,

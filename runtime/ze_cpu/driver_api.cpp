@@ -125,7 +125,13 @@ Device &deviceOf(ze_device_handle_t handle) {
 namespace api {
 
 ze_result_t zeInit(ze_init_flags_t flags) {
+  // Faults given in the environment apply from the first call on, this one included.
+  static const bool faultsRead = [] {
+    const char *spec = std::getenv("XPURT_ZE_CPU_FAULTS");
+    return !spec || setFaults(spec);
+  }();
   return entry(ApiId::zeInit, [&] {
+    if (!faultsRead) return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // why is on stderr
     if (flags > (ZE_INIT_FLAG_GPU_ONLY | ZE_INIT_FLAG_VPU_ONLY))
       return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     // A driver without the kind of device asked for is not initialised, as GPU drivers do
@@ -191,9 +197,21 @@ ze_result_t zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, cons
     driverOf(hDriver);
     requirePointer(name);
     requirePointer(ppFunctionAddress);
-    if (std::strcmp(name, "zeKernelSetGlobalOffsetExp") != 0)
+    if (std::strcmp(name, "zeKernelSetGlobalOffsetExp") == 0)
+      *ppFunctionAddress = reinterpret_cast<void *>(&api::zeKernelSetGlobalOffsetExp);
+    else if (std::strcmp(name, "zeDriverGetLastErrorDescription") == 0)
+      *ppFunctionAddress = reinterpret_cast<void *>(&api::zeDriverGetLastErrorDescription);
+    else
       return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    *ppFunctionAddress = reinterpret_cast<void *>(&api::zeKernelSetGlobalOffsetExp);
+    return ZE_RESULT_SUCCESS;
+  });
+}
+
+ze_result_t zeDriverGetLastErrorDescription(ze_driver_handle_t hDriver, const char **ppString) {
+  return entry(ApiId::zeDriverGetLastErrorDescription, [&] {
+    driverOf(hDriver);
+    requirePointer(ppString);
+    *ppString = lastErrorDescription().c_str();  // valid until this thread's next call
     return ZE_RESULT_SUCCESS;
   });
 }

@@ -1,7 +1,6 @@
 #include "entry.hpp"
 
 #include "core/error.hpp"
-#include "core/log.hpp"
 
 #include <array>
 #include <cstdio>
@@ -9,6 +8,7 @@
 #include <mutex>
 #include <new>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace xpurt::ze_cpu {
@@ -143,6 +143,16 @@ bool parseFault(std::string_view entry, ParsedFault &out) {
   return true;
 }
 
+// Why the thread's last failed call failed; `described`: its body said so itself.
+thread_local std::string lastError;
+thread_local bool described = false;
+
+std::string_view resultName(ze_result_t result) {
+  for (const NamedResult &r : kResults)
+    if (r.value == result) return r.name;
+  return "an unknown result";
+}
+
 ze_result_t resultOfXpurtError(const core::Error &e) {
   switch (e.code()) {
     case XPURT_ERROR_OUT_OF_MEMORY:
@@ -173,25 +183,45 @@ ze_result_t injectedFault(ApiId id) {
   return static_cast<ze_result_t>(result);
 }
 
-ze_result_t resultOfCurrentException() noexcept {
+ze_result_t resultOfCurrentException(ApiId id) noexcept {
+  ze_result_t result = ZE_RESULT_ERROR_UNKNOWN;
   try {
     throw;
   } catch (const Failure &f) {
-    return f.result;
+    result = f.result;
   } catch (const core::Error &e) {
-    core::log().debug("Level Zero CPU driver: {}", e.what());
-    return resultOfXpurtError(e);
+    result = resultOfXpurtError(e);
+    describeError(e.what());
   } catch (const std::bad_alloc &) {
-    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    result = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   } catch (const std::exception &e) {
-    core::log().error("Level Zero CPU driver: unexpected error: {}", e.what());
-    return ZE_RESULT_ERROR_UNKNOWN;
+    describeError(std::string("unexpected error: ") + e.what());
   } catch (...) {
-    return ZE_RESULT_ERROR_UNKNOWN;
+  }
+  noteFailure(id, result);
+  return result;
+}
+
+void noteFailure(ApiId id, ze_result_t result) noexcept {
+  if (std::exchange(described, false)) return;
+  try {
+    lastError = std::string(kApiNames[static_cast<size_t>(id)]) + " returned " +
+                std::string(resultName(result));
+  } catch (...) {
+    lastError.clear();
   }
 }
 
 }  // namespace detail
+
+void describeError(std::string text) {
+  lastError = std::move(text);
+  described = true;
+}
+
+const std::string &lastErrorDescription() {
+  return lastError;
+}
 
 ze_result_t copyString(const std::string &text, size_t *pSize, char *buffer) {
   requirePointer(pSize);

@@ -51,6 +51,12 @@ Handle toHandle(Object *object) {
 // NUL-terminated.
 ze_result_t copyString(const std::string &text, size_t *pSize, char *buffer);
 
+// What zeDriverGetLastErrorDescription gives the calling thread: why its last failed call
+// failed. Entry points that know more than their result code (a kernel's failure, a build
+// log) say it here; otherwise the frame names the function and its result.
+void describeError(std::string text);
+const std::string &lastErrorDescription();
+
 namespace detail {
 
 extern std::atomic<uint64_t> apiCalls;
@@ -59,8 +65,10 @@ extern std::atomic<bool> initialized;
 
 // The injected result for this call of `id`, or ZE_RESULT_SUCCESS.
 ze_result_t injectedFault(ApiId id);
-// The result for the exception being handled.
-ze_result_t resultOfCurrentException() noexcept;
+// The result for the exception being handled (described for the thread).
+ze_result_t resultOfCurrentException(ApiId id) noexcept;
+// Describes a failed call's result, unless its body described it already.
+void noteFailure(ApiId id, ze_result_t result) noexcept;
 
 }  // namespace detail
 
@@ -74,9 +82,12 @@ ze_result_t entry(ApiId id, Body &&body) noexcept {
   if (id != ApiId::zeInit && !detail::initialized.load(std::memory_order_acquire)) [[unlikely]]
     return ZE_RESULT_ERROR_UNINITIALIZED;
   try {
-    return body();
+    ze_result_t result = body();
+    if (result != ZE_RESULT_SUCCESS && result != ZE_RESULT_NOT_READY) [[unlikely]]
+      detail::noteFailure(id, result);
+    return result;
   } catch (...) {
-    return detail::resultOfCurrentException();
+    return detail::resultOfCurrentException(id);
   }
 }
 

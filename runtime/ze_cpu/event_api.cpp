@@ -23,7 +23,9 @@ Fence &fenceOf(ze_fence_handle_t handle) {
 template <class Waitable>
 ze_result_t waitFor(const Waitable &w, uint64_t timeout) {
   if (!w.wait(Deadline(timeout))) return ZE_RESULT_NOT_READY;
-  return w.failed() ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_SUCCESS;
+  if (!w.failed()) return ZE_RESULT_SUCCESS;
+  describeError(w.failure());
+  return ZE_RESULT_ERROR_DEVICE_LOST;
 }
 
 }  // namespace
@@ -43,7 +45,7 @@ Event *EventPool::create(uint32_t index) {
 
 void Event::signalFromHost() {
   uint64_t now = deviceTicks();
-  signal(now, now, false);
+  signal(now, now, nullptr);
 }
 
 namespace api {

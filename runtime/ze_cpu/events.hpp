@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace xpurt::ze_cpu {
 
@@ -21,15 +22,18 @@ class Event {
   EventPool &pool() const { return *pool_; }
   bool created() const { return created_; }
   bool isSignalled() const { return state_.isSet(); }
-  // Whether the command that signalled it failed at run time (executor.hpp).
+  // Whether the command that signalled it failed at run time (executor.hpp), and why.
   bool failed() const { return failed_.load(std::memory_order_acquire); }
+  const std::string &failure() const { return failure_; }
   bool wait(const Deadline &deadline) const { return state_.wait(deadline); }
 
-  // Completes the event: start and end are device ticks, kept for timestamp pools.
-  void signal(uint64_t startTicks, uint64_t endTicks, bool failed) {
+  // Completes the event: start and end are device ticks, kept for timestamp pools; failure
+  // is null for a command that succeeded.
+  void signal(uint64_t startTicks, uint64_t endTicks, const std::string *failure) {
     start_ = startTicks;
     end_ = endTicks;
-    failed_.store(failed, std::memory_order_relaxed);
+    if (failure) failure_ = *failure;
+    failed_.store(failure != nullptr, std::memory_order_relaxed);
     state_.set();
   }
   // Signalled by the host: its timestamps say when.
@@ -50,6 +54,7 @@ class Event {
   bool created_ = false;
   SignalWord state_;
   std::atomic<bool> failed_{false};
+  std::string failure_;
   uint64_t start_ = 0, end_ = 0;
 };
 
@@ -74,9 +79,12 @@ class Fence {
   CommandQueue &queue() const { return queue_; }
   bool isSignalled() const { return state_.isSet(); }
   bool failed() const { return failed_.load(std::memory_order_acquire); }
+  const std::string &failure() const { return failure_; }
   bool wait(const Deadline &deadline) const { return state_.wait(deadline); }
-  void signal(bool failed) {
-    failed_.store(failed, std::memory_order_relaxed);
+  // failure: why a command of the submission failed, or null.
+  void signal(const std::string *failure) {
+    if (failure) failure_ = *failure;
+    failed_.store(failure != nullptr, std::memory_order_relaxed);
     state_.set();
   }
   void reset() {
@@ -88,6 +96,7 @@ class Fence {
   CommandQueue &queue_;
   SignalWord state_;
   std::atomic<bool> failed_{false};
+  std::string failure_;
 };
 
 }  // namespace xpurt::ze_cpu

@@ -49,6 +49,14 @@ void copyRegion(const CopyRegionPayload &r) {
                   r.srcRegion.width);
 }
 
+// DEVICE_LOST, described for the calling thread, if a command of the runner failed.
+ze_result_t reportFailure(CommandRunner &runner) {
+  std::optional<std::string> failure = runner.takeFailure();
+  if (!failure) return ZE_RESULT_SUCCESS;
+  describeError(std::move(*failure));
+  return ZE_RESULT_ERROR_DEVICE_LOST;
+}
+
 }  // namespace
 
 void EventList::assign(uint32_t count, const ze_event_handle_t *events) {
@@ -90,25 +98,37 @@ void CommandRunner::run(std::span<Command> commands, CommandList *source) {
 }
 
 void CommandRunner::runOne(Command &c, CommandList *source) {
-  bool timed = c.signal && c.signal->pool().hasTimestamps();
-  uint64_t start = timed ? deviceTicks() : 0;
-  ze_result_t result = execute(c);
-  uint64_t end = timed ? deviceTicks() : 0;
-  if (result != ZE_RESULT_SUCCESS) {
-    failedInSubmission_ = true;
-    failed_.store(true, std::memory_order_release);
-  }
   if (c.kind == CommandKind::EndOfSubmission) {
-    if (Fence *fence = std::get<Fence *>(c.payload)) fence->signal(failedInSubmission_);
-    failedInSubmission_ = false;
+    if (Fence *fence = std::get<Fence *>(c.payload))
+      fence->signal(submissionFailure_ ? &*submissionFailure_ : nullptr);
+    submissionFailure_.reset();
     return;
   }
+  bool timed = c.signal && c.signal->pool().hasTimestamps();
+  uint64_t start = timed ? deviceTicks() : 0;
+  bool ok = execute(c);
+  uint64_t end = timed ? deviceTicks() : 0;
+  if (!ok) {
+    core::log().error("Level Zero CPU driver: {}", failure_);
+    if (!submissionFailure_) submissionFailure_ = failure_;
+    std::lock_guard lock(failureMutex_);
+    if (!failed_.load(std::memory_order_relaxed)) unreportedFailure_ = failure_;
+    failed_.store(true, std::memory_order_release);
+  }
   // Recorded before the event is signalled: whoever waits for the event finds the record.
-  if (recording()) record(c, ordinal_, index_, source, result);
-  if (c.signal) c.signal->signal(start, end, result != ZE_RESULT_SUCCESS);
+  if (recording())
+    record(c, ordinal_, index_, source, ok ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_DEVICE_LOST);
+  if (c.signal) c.signal->signal(start, end, ok ? nullptr : &failure_);
 }
 
-ze_result_t CommandRunner::execute(Command &c) {
+std::optional<std::string> CommandRunner::takeFailure() {
+  if (!failed_.load(std::memory_order_acquire)) return std::nullopt;
+  std::lock_guard lock(failureMutex_);
+  failed_.store(false, std::memory_order_relaxed);
+  return std::move(unreportedFailure_);
+}
+
+bool CommandRunner::execute(Command &c) {
   switch (c.kind) {
     case CommandKind::Copy: {
       const auto &p = std::get<CopyPayload>(c.payload);
@@ -145,7 +165,7 @@ ze_result_t CommandRunner::execute(Command &c) {
     default:  // barriers, event signals and waits (done around every command), hints
       break;
   }
-  return ZE_RESULT_SUCCESS;
+  return true;
 }
 
 void CommandRunner::copy(void *dst, const void *src, size_t size) {
@@ -156,7 +176,7 @@ void CommandRunner::copy(void *dst, const void *src, size_t size) {
   if (engine) device_.cpu().copyEngineCopying(false);
 }
 
-ze_result_t CommandRunner::launch(const LaunchPayload &l) {
+bool CommandRunner::launch(const LaunchPayload &l) {
   core::NDRange range = l.range;
   if (l.indirectCounts) {
     const ze_group_count_t counts = *l.indirectCounts;
@@ -166,15 +186,14 @@ ze_result_t CommandRunner::launch(const LaunchPayload &l) {
     range.workDim = range.globalSize[2] > 1 ? 3 : range.globalSize[1] > 1 ? 2 : 1;
   }
   if (range.globalSize[0] == 0 || range.globalSize[1] == 0 || range.globalSize[2] == 0)
-    return ZE_RESULT_SUCCESS;  // no work-groups: nothing to run
+    return true;  // no work-groups: nothing to run
   const auto &kernel = static_cast<const cpu::CpuKernel &>(*l.args->kernel);
   try {
     kernel.run(l.args->args, range);
-    return ZE_RESULT_SUCCESS;
+    return true;
   } catch (const std::exception &e) {
-    core::log().error("Level Zero CPU driver: launch of kernel '{}' failed: {}", kernel.name(),
-                      e.what());
-    return ZE_RESULT_ERROR_DEVICE_LOST;
+    failure_ = "launch of kernel '" + kernel.name() + "' failed: " + e.what();
+    return false;
   }
 }
 
@@ -273,7 +292,7 @@ ze_result_t Executor::synchronize(const Deadline &deadline) {
     sleepingSynchronizers_.fetch_sub(1, std::memory_order_seq_cst);
     if (!done()) return ZE_RESULT_NOT_READY;
   }
-  return runner_.takeFailure() ? ZE_RESULT_ERROR_DEVICE_LOST : ZE_RESULT_SUCCESS;
+  return reportFailure(runner_);
 }
 
 CommandList::CommandList(Device &device, uint32_t ordinal)
@@ -298,7 +317,7 @@ ze_result_t CommandList::append(Command &&command) {
     executor_->submit(std::move(command));
   } else if (inlineRunner_) {
     inlineRunner_->run(std::span<Command>(&command, 1), this);
-    if (inlineRunner_->takeFailure()) return ZE_RESULT_ERROR_DEVICE_LOST;
+    return reportFailure(*inlineRunner_);
   } else {
     commands_.push_back(std::move(command));
   }

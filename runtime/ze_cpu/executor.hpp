@@ -14,7 +14,8 @@
 //     the fence of the submission that failed does so until it is reset;
 //   - an append to a synchronous immediate list returns it for the command that failed.
 // Later commands run as usual, and zeDeviceGetStatus and zeContextGetStatus stay SUCCESS. The
-// kernel's message is logged (xpurt's logger, on stderr).
+// kernel's message is what zeDriverGetLastErrorDescription (an extension function here) then
+// gives the thread that got the error, and it is logged (xpurt's logger, on stderr).
 #pragma once
 
 #include "command.hpp"
@@ -26,7 +27,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -42,19 +45,24 @@ class CommandRunner {
   // Runs the commands one after another; `source` is the list they were appended to (null
   // for a queue's own, whose ExecuteList commands name their lists).
   void run(std::span<Command> commands, CommandList *source);
-  // Whether a command failed since the last call.
-  bool takeFailure() { return failed_.exchange(false, std::memory_order_acq_rel); }
+  // Why a command failed since the last call, if one did.
+  std::optional<std::string> takeFailure();
 
  private:
   void runOne(Command &command, CommandList *source);
-  ze_result_t execute(Command &command);
-  ze_result_t launch(const LaunchPayload &launch);
+  // Runs the command's work; false (with failure_ set) if it failed.
+  bool execute(Command &command);
+  bool launch(const LaunchPayload &launch);
   void copy(void *dst, const void *src, size_t size);
 
   Device &device_;
   uint32_t ordinal_, index_;
-  bool failedInSubmission_ = false;  // for the fence of the submission being run
-  std::atomic<bool> failed_{false};  // for zeCommandQueueSynchronize and synchronous lists
+  std::string failure_;                           // of the command that just failed
+  std::optional<std::string> submissionFailure_;  // for the fence of the submission being run
+  // For zeCommandQueueSynchronize and synchronous lists, on other threads.
+  std::atomic<bool> failed_{false};
+  std::mutex failureMutex_;
+  std::string unreportedFailure_;  // guarded by failureMutex_
 };
 
 class Executor {
@@ -71,7 +79,7 @@ class Executor {
   void submit(Command &&command) { submit(std::span<Command>(&command, 1)); }
   // Waits until everything submitted before the call has run: ZE_RESULT_SUCCESS,
   // ZE_RESULT_NOT_READY when the deadline passed first, or ZE_RESULT_ERROR_DEVICE_LOST once
-  // for commands that failed since the last call.
+  // for commands that failed since the last call (described for the calling thread).
   ze_result_t synchronize(const Deadline &deadline);
 
  private:

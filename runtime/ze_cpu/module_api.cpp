@@ -36,8 +36,8 @@ std::vector<std::pair<uint32_t, uint64_t>> specConstantValues(std::span<const ui
     auto it = declared.find(id);
     if (it == declared.end())
       core::fail(XPURT_ERROR_INVALID_ARGUMENT,
-                 "{} has no specialization constant with id {}, so the size of its value is "
-                 "unknown",
+                 "module '{}' has no specialization constant with id {}, so the size of its "
+                 "value is unknown",
                  name, id);
     uint64_t value = 0;  // the bytes given, zero-extended (little-endian)
     std::memcpy(&value, given.pConstantValues[i], std::max<uint32_t>(it->second.bits / 8, 1));
@@ -86,8 +86,7 @@ ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDev
                   "binary format, and a binary for another device cannot run on it");
       return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     }
-    std::string name =
-        "the SPIR-V module given to zeModuleCreate (" + std::to_string(desc->inputSize) + " bytes)";
+    std::string name = "zeModuleCreate input (" + std::to_string(desc->inputSize) + " bytes)";
     std::span<const std::byte> bytes(reinterpret_cast<const std::byte *>(desc->pInputModule),
                                      desc->inputSize);
     std::unique_ptr<Module> module;
@@ -101,6 +100,7 @@ ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDev
       module =
           std::make_unique<Module>(std::move(compiled), spirv::readPreamble(words, name).kernels);
     } catch (const core::Error &e) {
+      describeError(e.what());
       if (e.code() == XPURT_ERROR_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
       giveLog(phBuildLog, e.what());
       return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
