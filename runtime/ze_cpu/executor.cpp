@@ -49,15 +49,14 @@ void copyRegion(const CopyRegionPayload &r) {
                   r.srcRegion.width);
 }
 
-// DEVICE_LOST, described for the calling thread, if a command of the runner failed.
+}  // namespace
+
 ze_result_t reportFailure(CommandRunner &runner) {
   std::optional<std::string> failure = runner.takeFailure();
   if (!failure) return ZE_RESULT_SUCCESS;
   describeError(std::move(*failure));
   return ZE_RESULT_ERROR_DEVICE_LOST;
 }
-
-}  // namespace
 
 void EventList::assign(uint32_t count, const ze_event_handle_t *events) {
   size_ = count;
@@ -132,14 +131,18 @@ bool CommandRunner::execute(Command &c) {
   switch (c.kind) {
     case CommandKind::Copy: {
       const auto &p = std::get<CopyPayload>(c.payload);
-      copy(p.dst, p.src, p.size);
+      CopyEngineBusy busy(*this);
+      std::memmove(p.dst, p.src, p.size);
       break;
     }
-    case CommandKind::CopyRegion:
+    case CommandKind::CopyRegion: {
+      CopyEngineBusy busy(*this);
       copyRegion(std::get<CopyRegionPayload>(c.payload));
       break;
+    }
     case CommandKind::Fill: {
       const auto &p = std::get<FillPayload>(c.payload);
+      CopyEngineBusy busy(*this);
       fill(static_cast<std::byte *>(p.dst), p.size, p.pattern(), p.patternSize);
       break;
     }
@@ -168,12 +171,13 @@ bool CommandRunner::execute(Command &c) {
   return true;
 }
 
-void CommandRunner::copy(void *dst, const void *src, size_t size) {
-  // A copy engine's copy has a core to itself, as on a GPU (cpu_device.hpp).
-  bool engine = ordinal_ == kCopyOrdinal;
-  if (engine) device_.cpu().copyEngineCopying(true);
-  std::memmove(dst, src, size);
-  if (engine) device_.cpu().copyEngineCopying(false);
+CommandRunner::CopyEngineBusy::CopyEngineBusy(CommandRunner &runner)
+    : device_(runner.ordinal_ == kCopyOrdinal ? &runner.device_.cpu() : nullptr) {
+  if (device_) device_->copyEngineCopying(true);
+}
+
+CommandRunner::CopyEngineBusy::~CopyEngineBusy() {
+  if (device_) device_->copyEngineCopying(false);
 }
 
 bool CommandRunner::launch(const LaunchPayload &l) {
@@ -293,53 +297,6 @@ ze_result_t Executor::synchronize(const Deadline &deadline) {
     if (!done()) return ZE_RESULT_NOT_READY;
   }
   return reportFailure(runner_);
-}
-
-CommandList::CommandList(Device &device, uint32_t ordinal)
-    : device_(device), ordinal_(ordinal), immediate_(false) {}
-
-CommandList::CommandList(Device &device, uint32_t ordinal, uint32_t index, bool synchronous)
-    : device_(device), ordinal_(ordinal), immediate_(true) {
-  if (synchronous)
-    inlineRunner_ = std::make_unique<CommandRunner>(device, ordinal, index);
-  else
-    executor_ = std::make_unique<Executor>(device, ordinal, index, this);
-}
-
-CommandList::~CommandList() = default;
-
-bool CommandList::runsLaunches() const {
-  return ordinal_ == kComputeOrdinal;
-}
-
-ze_result_t CommandList::append(Command &&command) {
-  if (executor_) {
-    executor_->submit(std::move(command));
-  } else if (inlineRunner_) {
-    inlineRunner_->run(std::span<Command>(&command, 1), this);
-    return reportFailure(*inlineRunner_);
-  } else {
-    commands_.push_back(std::move(command));
-  }
-  return ZE_RESULT_SUCCESS;
-}
-
-void CommandList::reset() {
-  if (executor_) executor_->synchronize(Deadline::never());
-  commands_.clear();
-  closed_ = false;
-}
-
-ze_result_t CommandQueue::execute(std::span<CommandList *const> lists, Fence *fence) {
-  std::vector<Command> submission(lists.size() + 1);
-  for (size_t i = 0; i < lists.size(); ++i) {
-    submission[i].kind = CommandKind::ExecuteList;
-    submission[i].payload = lists[i];
-  }
-  submission.back().kind = CommandKind::EndOfSubmission;
-  submission.back().payload = fence;
-  executor_.submit(submission);
-  return synchronous_ ? executor_.synchronize(Deadline::never()) : ZE_RESULT_SUCCESS;
 }
 
 }  // namespace xpurt::ze_cpu

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "command.hpp"
+#include "cpu/cpu_device.hpp"
 #include "sync.hpp"
 
 #include <level_zero/ze_api.h>
@@ -53,7 +54,16 @@ class CommandRunner {
   // Runs the command's work; false (with failure_ set) if it failed.
   bool execute(Command &command);
   bool launch(const LaunchPayload &launch);
-  void copy(void *dst, const void *src, size_t size);
+  // While a copy engine's copy or fill runs, it has a core to itself, as a GPU's copy engine
+  // is hardware of its own: launches starting meanwhile get the other cores (cpu_device.hpp).
+  class CopyEngineBusy {
+   public:
+    explicit CopyEngineBusy(CommandRunner &runner);
+    ~CopyEngineBusy();
+
+   private:
+    cpu::CpuDevice *device_;  // null on the compute group's queues
+  };
 
   Device &device_;
   uint32_t ordinal_, index_;
@@ -64,6 +74,10 @@ class CommandRunner {
   std::mutex failureMutex_;
   std::string unreportedFailure_;  // guarded by failureMutex_
 };
+
+// ZE_RESULT_ERROR_DEVICE_LOST, described for the calling thread, if a command the runner ran
+// failed since the last call; else ZE_RESULT_SUCCESS.
+ze_result_t reportFailure(CommandRunner &runner);
 
 class Executor {
  public:

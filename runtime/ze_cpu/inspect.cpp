@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace xpurt::ze_cpu {
@@ -49,7 +50,11 @@ void record(const Command &command, uint32_t ordinal, uint32_t index, CommandLis
   Records &all = records();
   std::lock_guard lock(all.mutex);
   r.sequence = all.list.size();
-  all.list.push_back(r);
+  try {
+    all.list.push_back(r);
+  } catch (const std::bad_alloc &) {
+    // Out of memory for records: the command still runs; the record is lost.
+  }
 }
 
 }  // namespace xpurt::ze_cpu

@@ -11,16 +11,6 @@
 
 namespace xpurt::ze_cpu {
 
-bool checkQueueDesc(const ze_command_queue_desc_t *desc) {
-  requirePointer(desc);
-  if (desc->flags > 0x1 || desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS ||
-      desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH)
-    fail(ZE_RESULT_ERROR_INVALID_ENUMERATION);
-  if (desc->ordinal >= kQueueGroupCount || desc->index >= kQueuesInGroup[desc->ordinal])
-    fail(ZE_RESULT_ERROR_INVALID_ARGUMENT);
-  return desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
-}
-
 namespace {
 
 CommandQueue &queueOf(ze_command_queue_handle_t handle) {

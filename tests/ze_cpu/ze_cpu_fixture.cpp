@@ -53,8 +53,19 @@ std::vector<uint8_t> readBesideProgram(const std::string &name) {
   return {std::istreambuf_iterator<char>(file), {}};
 }
 
+// Why the loader could not load the driver, if it could not.
+std::string whyNotLoaded() {
+  const char *path = std::getenv("ZE_ENABLE_ALT_DRIVERS");
+  if (!path) return "ZE_ENABLE_ALT_DRIVERS is not set";
+  void *library = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+  if (!library) return dlerror();
+  dlclose(library);
+  return std::string(path) + " loads";
+}
+
 void ZeCpuTest::SetUpTestSuite() {
-  ASSERT_EQ(zeInit(0), ZE_RESULT_SUCCESS) << "is ZE_ENABLE_ALT_DRIVERS set to the driver?";
+  ze_result_t init = zeInit(0);
+  ASSERT_EQ(init, ZE_RESULT_SUCCESS) << whyNotLoaded();
   uint32_t count = 1;
   ASSERT_EQ(zeDriverGet(&count, &driver), ZE_RESULT_SUCCESS);
   count = 1;
