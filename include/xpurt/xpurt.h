@@ -118,6 +118,19 @@ XPURT_API XpurtResult xpurtGetDeviceWithOptions(XpurtDeviceType type, uint32_t i
                                                 XpurtDevice *device);
 XPURT_API XpurtResult xpurtDeviceGetInfo(XpurtDevice device, XpurtDeviceInfo *info);
 
+/* What some devices do and others do not. */
+typedef enum XpurtDeviceFeature {
+  /* A launch's global size need not be a multiple of its local size (the last work-group of a
+   * dimension may be partial, as in OpenCL 2.0). Level Zero devices run whole groups only. */
+  XPURT_FEATURE_PARTIAL_WORK_GROUPS = 1,
+  /* Launches may start at a global offset. */
+  XPURT_FEATURE_GLOBAL_OFFSETS = 2
+} XpurtDeviceFeature;
+
+/* *supported: whether the device has the feature. An unknown feature is INVALID_ARGUMENT. */
+XPURT_API XpurtResult xpurtDeviceHasFeature(XpurtDevice device, XpurtDeviceFeature feature,
+                                            bool *supported);
+
 /* ---- contexts: memory shared by the devices of one backend ------------------------------ */
 
 XPURT_API XpurtResult xpurtNewContext(XpurtDeviceType type, XpurtContext *context);

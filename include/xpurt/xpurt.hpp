@@ -78,6 +78,10 @@ enum class DeviceType {
   GPU = XPURT_DEVICE_TYPE_GPU,
   Auto = XPURT_DEVICE_TYPE_AUTO
 };
+enum class DeviceFeature {
+  PartialWorkGroups = XPURT_FEATURE_PARTIAL_WORK_GROUPS,
+  GlobalOffsets = XPURT_FEATURE_GLOBAL_OFFSETS
+};
 enum class AllocType {
   Device = XPURT_ALLOC_TYPE_DEVICE,
   Shared = XPURT_ALLOC_TYPE_SHARED,
@@ -109,6 +113,11 @@ class Device : public detail::Handle<XpurtDevice> {
     DeviceInfo i{};
     detail::check(xpurtDeviceGetInfo(h_, &i));
     return i;
+  }
+  bool has(DeviceFeature feature) const {
+    bool supported = false;
+    detail::check(xpurtDeviceHasFeature(h_, static_cast<XpurtDeviceFeature>(feature), &supported));
+    return supported;
   }
 
  private:

@@ -76,6 +76,26 @@ XPURT_API XpurtResult xpurtDeviceGetInfo(XpurtDevice device, XpurtDeviceInfo *in
   });
 }
 
+XPURT_API XpurtResult xpurtDeviceHasFeature(XpurtDevice device, XpurtDeviceFeature feature,
+                                            bool *supported) {
+  return api::guarded("xpurtDeviceHasFeature", [&] {
+    auto dev = api::lookup<core::Device>(device, "device");
+    api::checkOut(supported, "supported");
+    switch (feature) {
+      case XPURT_FEATURE_PARTIAL_WORK_GROUPS:
+        *supported = !dev->uniformWorkGroupsOnly();
+        return;
+      case XPURT_FEATURE_GLOBAL_OFFSETS:
+        *supported = dev->supportsGlobalOffsets();
+        return;
+    }
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "device feature {} is not one of XPURT_FEATURE_PARTIAL_WORK_GROUPS or "
+               "XPURT_FEATURE_GLOBAL_OFFSETS",
+               static_cast<int>(feature));
+  });
+}
+
 XPURT_API XpurtResult xpurtNewContext(XpurtDeviceType type, XpurtContext *context) {
   return api::guarded("xpurtNewContext", [&] {
     api::checkOut(context, "context");

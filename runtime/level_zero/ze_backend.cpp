@@ -64,6 +64,7 @@ std::optional<ZeDeviceDescription> describe(ze_driver_handle_t driver, ze_device
     bool isCopy = flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
     if (isCompute && !compute) {
       compute = i;
+      d.computeQueues = std::max(1u, props[i].numQueues);
       d.maxFillPatternSize[0] = static_cast<uint32_t>(props[i].maxMemoryFillPatternSize);
     }
     if (isCopy && !isCompute && !d.copyOrdinal) {

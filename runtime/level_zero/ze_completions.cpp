@@ -7,6 +7,31 @@
 
 namespace xpurt::level_zero {
 
+namespace {
+
+// What a failed command was, for its message.
+std::string describe(const core::Command &cmd) {
+  using Type = core::Command::Type;
+  switch (cmd.type) {
+    case Type::Copy:
+      return fmt::format("a copy of {} bytes", cmd.dst.size);
+    case Type::Fill:
+      return fmt::format("a fill of {} bytes", cmd.dst.size);
+    case Type::Launch:
+    case Type::LaunchKernel:
+      return fmt::format("kernel '{}'", cmd.kernel->name());
+    case Type::HostCallback:
+      return "a host callback";
+    case Type::Barrier:
+      break;
+  }
+  return "a wait";
+}
+
+// The Completions whose thread this is, if any.
+thread_local const Completions *runningCompletions = nullptr;
+}  // namespace
+
 // An out-of-order queue's completion thread waits this long on its oldest command before it
 // looks at the later ones, which may complete first.
 constexpr uint64_t kOldestWaitNs = 200'000;
@@ -23,27 +48,53 @@ void Completions::push(PendingCommand &&command) {
   work_.notify_one();
 }
 
+bool Completions::runningOnThisThread() const {
+  return runningCompletions == this;
+}
+
+void Completions::refuseWaitFromOwnCommand(const char *what) const {
+  if (runningOnThisThread())
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "{} from a host callback of the same queue: the queue completes its commands "
+               "on the thread that runs the callback, so what it waits for cannot complete "
+               "before the callback returns and it would wait forever. Wait after the "
+               "callback, from another thread, or on another queue",
+               what);
+}
+
+void Completions::helpUntil(const std::function<bool()> &done) {
+  if (!done()) refuseWaitFromOwnCommand("waiting for a future of a later command");
+}
+
 void Completions::drain() {
+  refuseWaitFromOwnCommand("xpurtSync");
   std::unique_lock lock(mutex_);
   uint64_t target = pushed_;
   drained_.wait(lock, [&] { return completed_ >= target; });
 }
 
-void Completions::stop() {
+void Completions::stop(std::function<void()> cleanup) {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    cleanup_ = std::move(cleanup);
   }
   work_.notify_one();
 }
 
 void Completions::run() {
+  runningCompletions = this;
   for (;;) {
     PendingCommand *oldest;
     {
       std::unique_lock lock(mutex_);
       work_.wait(lock, [&] { return !pending_.empty() || stopping_; });
-      if (pending_.empty()) return;
+      if (pending_.empty()) {
+        std::function<void()> cleanup = std::move(cleanup_);
+        lock.unlock();
+        if (cleanup) cleanup();
+        return;
+      }
       // push_back leaves references to existing entries valid, and only this thread removes.
       oldest = &pending_.front();
     }
@@ -126,7 +177,8 @@ void Completions::finish(PendingCommand &command, ze_result_t status, const char
       command.done->complete(times);
     } else {
       std::string message = fmt::format(
-          "{} failed with {} for a command on {}{}", call, resultName(status), device_.label(),
+          "{} on {} failed: {} returned {}{}", describe(command.command), device_.label(), call,
+          resultName(status),
           toXpurtResult(status) == XPURT_ERROR_DEVICE_LOST ? " (the device is lost)" : "");
       failures_->note(message);
       command.done->fail(message, times);
@@ -137,6 +189,7 @@ void Completions::finish(PendingCommand &command, ze_result_t status, const char
   command.waits.clear();
   command.slot = nullptr;
   command.keep = nullptr;
+  command.command = {};
 }
 
 }  // namespace xpurt::level_zero

@@ -21,6 +21,7 @@ struct PendingCommand {
   std::vector<SlotRef> waits;    // the events it waits on: not reused before it completes
   core::Ref<core::Event> done;   // its future (null for an in-order barrier)
   std::shared_ptr<void> keep;    // memory the device reads until it completes
+  core::Command command;         // holds the views, kernel and params it uses
   XpurtHostFunc func = nullptr;  // a host callback: run once `waits` are signalled
   void *userData = nullptr;
   bool deviceTimes = false;  // the event records kernel timestamps
@@ -33,14 +34,20 @@ class Completions final : public core::EventDriver {
   Completions(ZeDevice &device, std::shared_ptr<core::FailureLog> failures, bool inOrder);
 
   void push(PendingCommand &&command);
-  // Returns once every command pushed before the call has completed.
+  // Returns once every command pushed before the call has completed. Throws
+  // INVALID_ARGUMENT on the completion thread (a host callback of the queue), which would
+  // wait for itself.
   void drain();
-  // The completion thread's body: until stop() and nothing is pending.
+  // The completion thread's body: until stop() and nothing is pending; then runs the
+  // cleanup stop() was given.
   void run();
-  void stop();
+  void stop(std::function<void()> cleanup = {});
+  // Whether the calling thread is this queue's completion thread (in a host callback).
+  bool runningOnThisThread() const;
 
   // Waiters sleep on the future; the completion thread completes it as the event signals.
-  void helpUntil(const std::function<bool()> &) override {}
+  // A host callback waiting on a later command of its own queue would wait forever: refused.
+  void helpUntil(const std::function<bool()> &done) override;
 
  private:
   void runHostCallback(PendingCommand &command);
@@ -48,6 +55,7 @@ class Completions final : public core::EventDriver {
   void finish(PendingCommand &command, ze_result_t status, const char *call);
   // Out-of-order queues: completes every later command whose event is already signalled.
   void finishSignalled();
+  void refuseWaitFromOwnCommand(const char *what) const;
 
   ZeDevice &device_;
   std::shared_ptr<core::FailureLog> failures_;
@@ -57,6 +65,7 @@ class Completions final : public core::EventDriver {
   std::deque<PendingCommand> pending_;  // only the completion thread removes entries
   uint64_t pushed_ = 0, completed_ = 0;
   bool stopping_ = false;
+  std::function<void()> cleanup_;
 };
 
 }  // namespace xpurt::level_zero

@@ -21,6 +21,7 @@ struct ZeDeviceDescription {
   ze_device_properties_t properties;
   ze_device_compute_properties_t compute;
   uint32_t computeOrdinal = 0;              // a queue group with COMPUTE
+  uint32_t computeQueues = 1;               // its number of queues
   std::optional<uint32_t> copyOrdinal;      // a queue group with COPY and without COMPUTE
   uint32_t maxFillPatternSize[2] = {4, 4};  // of the compute group, of the copy group
   double nsPerTimestampTick = 1.0;          // kernel timestamps

@@ -5,9 +5,13 @@
 #include "ze_call.hpp"
 #include "ze_module.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace xpurt::level_zero {
+
+// Queues of the compute group an out-of-order queue spreads its launches over, at most.
+constexpr uint32_t kMaxComputeLanes = 4;
 
 ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
     : core::TaskQueue(device, options), zeDevice_(std::move(device)) {
@@ -15,22 +19,24 @@ ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
   events_ = std::make_unique<EventPool>(zeDevice_->context().handle(), zeDevice_->handle(),
                                         options.profiling);
   bool copyEngine = options.engine == XPURT_ENGINE_COPY;
-  // A copy queue, and an out-of-order queue's copies, use the copy-only group where there is
-  // one: the copies then run beside kernels on the compute engine.
-  if (copyEngine && d.copyOrdinal) {
-    copy_ = createLane(*d.copyOrdinal, d.maxFillPatternSize[1]);
-    compute_ = copy_;
-  } else {
-    compute_ = createLane(d.computeOrdinal, d.maxFillPatternSize[0]);
-    copy_ = compute_;
-    if (options.outOfOrder && options.engine == XPURT_ENGINE_ANY && d.copyOrdinal) {
-      try {
-        copy_ = createLane(*d.copyOrdinal, d.maxFillPatternSize[1]);
-      } catch (...) {
-        zeCommandListDestroy(compute_.list);
-        throw;
-      }
+  try {
+    // A copy queue, and an out-of-order queue's copies, use the copy-only group where there
+    // is one: the copies then run beside kernels on the compute engine.
+    if (copyEngine && d.copyOrdinal) {
+      copy_ = createLane(*d.copyOrdinal, 0, d.maxFillPatternSize[1]);
+      compute_ = copy_;
+    } else {
+      compute_ = createLane(d.computeOrdinal, 0, d.maxFillPatternSize[0]);
+      copy_ = compute_;
+      if (options.outOfOrder && options.engine == XPURT_ENGINE_ANY && d.copyOrdinal)
+        copy_ = createLane(*d.copyOrdinal, 0, d.maxFillPatternSize[1]);
+      if (options.outOfOrder && !copyEngine)
+        for (uint32_t i = 1; i < std::min(d.computeQueues, kMaxComputeLanes); ++i)
+          moreCompute_.push_back(createLane(d.computeOrdinal, i, d.maxFillPatternSize[0]));
     }
+  } catch (...) {
+    destroyLanes();
+    throw;
   }
   copiesOnCopyLane_ = copy_.list != compute_.list || copyEngine;
   completions_ = std::make_shared<Completions>(*zeDevice_, failures(), !options.outOfOrder);
@@ -38,18 +44,48 @@ ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
 }
 
 ZeQueue::~ZeQueue() {
+  if (completions_->runningOnThisThread()) {
+    // A host callback of this queue releases it: its completion thread cannot wait for
+    // itself. It finishes the queue's work alone, then frees what the queue held.
+    std::vector<ze_command_list_handle_t> lists;
+    for (Lane *lane : {&compute_, &copy_}) lists.push_back(lane->list);
+    for (Lane &lane : moreCompute_) lists.push_back(lane.list);
+    std::sort(lists.begin(), lists.end());
+    lists.erase(std::unique(lists.begin(), lists.end()), lists.end());
+    std::vector<ze_kernel_handle_t> kernels;
+    std::vector<core::Ref<core::Kernel>> kernelRefs;
+    for (auto &[kernel, clone] : clones_) {
+      kernels.push_back(clone.handle);
+      kernelRefs.push_back(clone.kernel);
+    }
+    std::shared_ptr<EventPool> events(std::move(events_));
+    completions_->stop([lists, kernels, kernelRefs, events, device = zeDevice_] {
+      for (ze_kernel_handle_t k : kernels) zeKernelDestroy(k);
+      for (ze_command_list_handle_t l : lists) zeCommandListDestroy(l);
+    });
+    completionThread_.detach();
+    return;
+  }
   completions_->drain();
   completions_->stop();
   completionThread_.join();
   last_ = nullptr;
   for (auto &[kernel, clone] : clones_) zeKernelDestroy(clone.handle);
-  if (copy_.list != compute_.list) zeCommandListDestroy(copy_.list);
-  zeCommandListDestroy(compute_.list);
+  destroyLanes();
 }
 
-ZeQueue::Lane ZeQueue::createLane(uint32_t ordinal, uint32_t maxFillPatternSize) {
+void ZeQueue::destroyLanes() noexcept {
+  for (Lane &lane : moreCompute_) zeCommandListDestroy(lane.list);
+  moreCompute_.clear();
+  if (copy_.list && copy_.list != compute_.list) zeCommandListDestroy(copy_.list);
+  if (compute_.list) zeCommandListDestroy(compute_.list);
+  copy_ = compute_ = Lane{};
+}
+
+ZeQueue::Lane ZeQueue::createLane(uint32_t ordinal, uint32_t index, uint32_t maxFillPatternSize) {
   auto desc = zeStruct<ze_command_queue_desc_t>(ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC);
   desc.ordinal = ordinal;
+  desc.index = index;
   desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
   desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
   Lane lane;
@@ -63,7 +99,12 @@ ZeQueue::Lane ZeQueue::createLane(uint32_t ordinal, uint32_t maxFillPatternSize)
 
 ZeQueue::Lane &ZeQueue::laneFor(const core::Command &cmd) {
   bool copyOrFill = cmd.type == core::Command::Type::Copy || cmd.type == core::Command::Type::Fill;
-  return copyOrFill && copiesOnCopyLane_ ? copy_ : compute_;
+  if (copyOrFill && copiesOnCopyLane_) return copy_;
+  if (cmd.isLaunch() && !moreCompute_.empty()) {
+    size_t at = nextCompute_++ % (moreCompute_.size() + 1);
+    return at == 0 ? compute_ : moreCompute_[at - 1];
+  }
+  return compute_;
 }
 
 void ZeQueue::drain() {
@@ -113,6 +154,7 @@ void ZeQueue::submit(core::Command &&cmd) {
     p.done = std::move(cmd.done);
   }
   if (!options().outOfOrder) last_ = p.slot;
+  p.command = std::move(cmd);
   completions_->push(std::move(p));
 }
 

@@ -48,8 +48,9 @@ class ZeQueue final : public core::TaskQueue {
     std::vector<std::vector<std::byte>> args;  // as last set; empty: not set
   };
 
-  Lane createLane(uint32_t ordinal, uint32_t maxFillPatternSize);
+  Lane createLane(uint32_t ordinal, uint32_t index, uint32_t maxFillPatternSize);
   Lane &laneFor(const core::Command &cmd);
+  void destroyLanes() noexcept;
   KernelClone &cloneOf(core::Kernel &kernel);
   void setArg(KernelClone &clone, uint32_t index, size_t size, const void *value);
   void setGroupSize(KernelClone &clone, const std::array<uint32_t, 3> &size);
@@ -65,6 +66,10 @@ class ZeQueue final : public core::TaskQueue {
   std::mutex appendMutex_;  // a command list takes one append at a time
   Lane compute_;
   Lane copy_;  // the compute lane again where the device has no copy-only group
+  // An out-of-order queue's launches go round the compute group's queues, so independent
+  // launches may run side by side on a driver that runs each list in order.
+  std::vector<Lane> moreCompute_;
+  size_t nextCompute_ = 0;
   bool copiesOnCopyLane_ = false;
   SlotRef last_;  // in-order queues: the previous command's event
   std::unordered_map<const core::Kernel *, KernelClone> clones_;

@@ -11,7 +11,8 @@ namespace {
 TEST(Devices, TheCpuIsAlwaysThereAndDescribesItself) {
   uint32_t count = 0;
   ASSERT_EQ(xpurtGetDeviceCount(XPURT_DEVICE_TYPE_CPU, &count), XPURT_SUCCESS);
-  EXPECT_EQ(count, 1u);
+  // The CPU backend's device first; a Level Zero driver for the CPU may add more.
+  EXPECT_GE(count, 1u);
   DeviceInfo info = Device::info(DeviceType::CPU, 0);
   EXPECT_EQ(info.type, XPURT_DEVICE_TYPE_CPU);
   EXPECT_STREQ(info.backend, "cpu");
@@ -61,8 +62,10 @@ TEST(Devices, AutoIsTheCpuWhenThereIsNoGpu) {
   EXPECT_EQ(Device(DeviceType::Auto).info().type, XPURT_DEVICE_TYPE_CPU);
   XpurtDevice d = nullptr;
   EXPECT_XPURT(XPURT_ERROR_NOT_FOUND, xpurtGetDevice(XPURT_DEVICE_TYPE_GPU, 0, &d));
-  EXPECT_TRUE(contains(lastMessage(), "available: cpu:0")) << lastMessage();
-  EXPECT_XPURT(XPURT_ERROR_NOT_FOUND, xpurtGetDevice(XPURT_DEVICE_TYPE_CPU, 1, &d));
+  EXPECT_TRUE(contains(lastMessage(), "available: ")) << lastMessage();
+  EXPECT_TRUE(contains(lastMessage(), "cpu:0")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_NOT_FOUND,
+               xpurtGetDevice(XPURT_DEVICE_TYPE_CPU, Device::count(DeviceType::CPU), &d));
   EXPECT_EQ(d, nullptr);
 }
 

@@ -39,6 +39,7 @@ std::vector<std::vector<size_t>> groupsOf(size_t gx, size_t gy, size_t lx, size_
 struct Shape {
   size_t gx, gy, lx, ly;
   Range range() const { return gy == 1 ? Range(gx).local(lx) : Range(gx, gy).local(lx, ly); }
+  bool partial() const { return gx % lx != 0 || gy % ly != 0; }
 };
 
 std::vector<int> inputValues(size_t n) {
@@ -57,7 +58,11 @@ TEST_P(CollectivesTest, WorkGroupCollectivesOnFullAndPartialGroups) {
     Array<int, AllocType::Shared> out(device, n * 8);
     Array<float, AllocType::Shared> fout(device, n);
     queue.copyToDevice(in);
-    queue.launch(Kernel(collectives, "group_collectives"), s.range(), {in, out, fout});
+    Kernel kernel(collectives, "group_collectives");
+    if (!runsOrRefuses(s.partial(), false, [&] {
+          queue.launch(kernel, s.range(), {in, out, fout});
+        }))
+      continue;
     queue.sync();
     for (const auto &items : groupsOf(s.gx, s.gy, s.lx, s.ly)) {
       int sum = 0, lo = INT32_MAX, hi = INT32_MIN, all = 1, any = 0;
@@ -95,7 +100,9 @@ TEST_P(CollectivesTest, SubGroupsOfSixteenOnFullAndPartialGroups) {
     Array<int> in(device, values);
     Array<int, AllocType::Shared> out(device, n * 12);
     queue.copyToDevice(in);
-    queue.launch(Kernel(collectives, "sub_group_functions"), s.range(), {in, out});
+    Kernel kernel(collectives, "sub_group_functions");
+    if (!runsOrRefuses(s.partial(), false, [&] { queue.launch(kernel, s.range(), {in, out}); }))
+      continue;
     queue.sync();
     for (const auto &items : groupsOf(s.gx, s.gy, s.lx, s.ly)) {
       size_t subGroups = (items.size() + 15) / 16;
@@ -154,7 +161,7 @@ TEST_P(CollectivesTest, ARequiredSubGroupSizeIsHonoured) {
 }
 
 TEST_P(CollectivesTest, FloatAtomicsUnderContention) {
-  constexpr size_t n = 100000;
+  constexpr size_t n = 100032;  // whole groups of 64, which every device runs
   std::vector<float> values(n, 0.25f);
   values[n / 3] = 1000.5f;
   Array<float> v(device, values);
@@ -210,6 +217,9 @@ TEST_P(CollectivesTest, SubGroupFunctionsInBranchesSeeTheActiveWorkItems) {
 }
 
 TEST_P(CollectivesTest, ABarrierOnlySomeWorkItemsReachFailsTheLaunchAndNothingElse) {
+  XPURT_CPU_ONLY(
+      "OpenCL leaves a barrier that only some work-items reach undefined (a GPU may hang); "
+      "the CPU JIT detects it and fails the launch with the reason");
   constexpr size_t n = 64;
   Array<int, AllocType::Shared> out(device, n);
   queue.launch(Kernel(collectives, "divergent_barrier"), Range(n).local(32), {out});

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 namespace xpurt::test {
 namespace {
@@ -146,8 +147,11 @@ TEST_P(MemoryTest, EveryHandleToTheDeviceSharesItsDeviceMemory) {
 // "Another device": a second one of the backend where there is one, else this one with the
 // other memory arrangement, which is a device of its own (storage of its own or none).
 TEST_P(MemoryTest, ADeviceViewOfAnotherDeviceIsRefusedAndSharedViewsServeBoth) {
-  bool second = Device::count(GetParam().type) > 1;
-  Device other(GetParam().type, second ? (GetParam().index == 0 ? 1 : 0) : GetParam().index,
+  std::string backend = device.info().backend;
+  std::optional<uint32_t> second;  // another device of the same type and backend
+  for (uint32_t i = 0, n = Device::count(GetParam().type); i < n && !second; ++i)
+    if (i != GetParam().index && backend == Device::info(GetParam().type, i).backend) second = i;
+  Device other(GetParam().type, second ? *second : GetParam().index,
                second ? GetParam().flags : GetParam().flags ^ XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
   ASSERT_NE(other.handle(), device.handle());
   auto expectRefused = [](auto &&enqueue) {

@@ -1,0 +1,332 @@
+// What only the Level Zero backend has, seen through xpurt's Level Zero driver for the CPU
+// (runtime/ze_cpu): which queue group each command ran on and what it waited for (the
+// driver records it), launches beyond ISPCRT's 100,000 between syncs, kernel timestamps,
+// build logs in errors, native binaries, and every injected fault surfacing as a clear error
+// that leaves the runtime usable.
+#include "ze_cpu/ze_cpu_inspect.h"
+
+#include <xpurt/xpurt.hpp>
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "test_params.h"
+
+namespace xpurt::test {
+namespace {
+
+// The driver the loader loaded; its inspection functions.
+struct ZeCpu {
+  void *library = dlopen(XPURT_ZE_CPU_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+  template <class F>
+  F *get(const char *name) const {
+    return library ? reinterpret_cast<F *>(dlsym(library, name)) : nullptr;
+  }
+  decltype(&xpurtZeCpuRecordStart) recordStart = get<void()>("xpurtZeCpuRecordStart");
+  decltype(&xpurtZeCpuRecordStop) recordStop = get<void()>("xpurtZeCpuRecordStop");
+  decltype(&xpurtZeCpuRecordClear) recordClear = get<void()>("xpurtZeCpuRecordClear");
+  decltype(&xpurtZeCpuRecordCount) recordCount = get<uint64_t()>("xpurtZeCpuRecordCount");
+  decltype(&xpurtZeCpuRecordGet) recordGet =
+      get<int(uint64_t, XpurtZeCpuRecord *)>("xpurtZeCpuRecordGet");
+  decltype(&xpurtZeCpuCallCount) callCount = get<uint64_t()>("xpurtZeCpuCallCount");
+  decltype(&xpurtZeCpuSetFaults) setFaults = get<int(const char *)>("xpurtZeCpuSetFaults");
+
+  std::vector<XpurtZeCpuRecord> records() const {
+    std::vector<XpurtZeCpuRecord> all(recordCount());
+    for (uint64_t i = 0; i < all.size(); ++i) recordGet(i, &all[i]);
+    return all;
+  }
+};
+
+// The Level Zero device that runs on the CPU: the first CPU-type device of the level_zero
+// backend.
+std::optional<uint32_t> zeCpuIndex() {
+  for (uint32_t i = 0, n = Device::count(DeviceType::CPU); i < n; ++i)
+    if (std::string(Device::info(DeviceType::CPU, i).backend) == "level_zero") return i;
+  return std::nullopt;
+}
+
+class LevelZeroTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto index = zeCpuIndex();
+    if (!index) GTEST_SKIP() << "no Level Zero device on the CPU (ZE_ENABLE_ALT_DRIVERS unset)";
+    device.emplace(DeviceType::CPU, *index);
+    ASSERT_TRUE(zeCpu.library) << "the loader did not load " << XPURT_ZE_CPU_DRIVER;
+    ASSERT_TRUE(zeCpu.recordGet && zeCpu.setFaults && zeCpu.callCount);
+    zeCpu.setFaults("");
+  }
+  void TearDown() override {
+    if (zeCpu.library) {
+      zeCpu.setFaults("");
+      zeCpu.recordStop();
+      zeCpu.recordClear();
+    }
+  }
+
+  ZeCpu zeCpu;
+  std::optional<Device> device;
+};
+
+TEST_F(LevelZeroTest, ReportsTheDriversCpuDeviceAfterTheCpuBackend) {
+  DeviceInfo info = device->info();
+  EXPECT_STREQ(info.backend, "level_zero");
+  EXPECT_EQ(info.type, XPURT_DEVICE_TYPE_CPU);
+  EXPECT_FALSE(info.deviceMemoryIsHostMemory);
+  // The CPU backend stays cpu:0; AUTO stays on it (there is no GPU).
+  EXPECT_STREQ(Device::info(DeviceType::CPU, 0).backend, "cpu");
+  EXPECT_STREQ(Device().info().backend, "cpu");
+}
+
+// Whether record `later` waits, directly or through other recorded commands, on `event`.
+bool dependsOn(const std::vector<XpurtZeCpuRecord> &records, const XpurtZeCpuRecord &later,
+               ze_event_handle_t event, int depth = 0) {
+  if (depth > 8) return false;
+  uint32_t n = std::min<uint32_t>(later.numWaitEvents, XPURT_ZE_CPU_RECORD_INLINE_WAITS);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (later.waitEvents[i] == event) return true;
+    for (const XpurtZeCpuRecord &r : records)
+      if (r.signalEvent == later.waitEvents[i] && r.sequence < later.sequence &&
+          dependsOn(records, r, event, depth + 1))
+        return true;
+  }
+  return false;
+}
+
+TEST_F(LevelZeroTest, CopyQueueCopiesRunOnTheCopyOnlyGroupAndTheLaunchWaitsOnTheirEvent) {
+  Module spirv(*device, "xpurt_test_spirv");
+  Kernel addInt(spirv, "add_int");
+  Module tasks(*device, "xpurt_test_tasks");
+  constexpr size_t kN = 1024;
+  Array<int32_t> in(*device, kN), out(*device, kN);
+  for (size_t i = 0; i < kN; ++i) in.hostPtr()[i] = static_cast<int32_t>(i);
+  // The copy in waits for a gate held shut until every command is appended, so the launch
+  // cannot find it complete already: it must wait on its event.
+  Array<int32_t, AllocType::Shared> flags(*device, 2);
+  flags.hostPtr()[0] = flags.hostPtr()[1] = 0;
+  Array<GateParams, AllocType::Shared> gateParams(*device);
+  *gateParams.hostPtr() = {flags.devicePtr(), flags.devicePtr() + 1};
+  TaskQueue gateQueue(*device);
+  TaskQueue copy(*device, {Engine::Copy});
+  TaskQueue compute(*device, {Engine::Compute});
+  zeCpu.recordClear();
+  zeCpu.recordStart();
+  Future gate = gateQueue.launch(Kernel(tasks, "gate"), gateParams, 1);
+  copy.wait(gate);
+  Future copied = copy.copyToDevice(in);
+  compute.wait(copied);
+  Future launched = compute.launch(addInt, Range(kN), {Arg::read(in), Arg::write(out), 5});
+  copy.wait(launched);
+  copy.copyToHost(out);
+  std::atomic_ref<int32_t>(flags.hostPtr()[1]).store(1);
+  copy.sync();
+  compute.sync();
+  zeCpu.recordStop();
+  for (size_t i = 0; i < kN; ++i) ASSERT_EQ(out.hostPtr()[i], static_cast<int32_t>(i) + 5);
+
+  std::vector<XpurtZeCpuRecord> records = zeCpu.records();
+  const XpurtZeCpuRecord *copyIn = nullptr, *launch = nullptr, *copyOut = nullptr;
+  for (const XpurtZeCpuRecord &r : records) {
+    if (r.kind == XPURT_ZE_CPU_COMMAND_COPY && !copyIn)
+      copyIn = &r;
+    else if (r.kind == XPURT_ZE_CPU_COMMAND_LAUNCH && r.ordinal == 0 && copyIn)
+      launch = &r;
+    else if (r.kind == XPURT_ZE_CPU_COMMAND_COPY)
+      copyOut = &r;
+  }
+  ASSERT_TRUE(copyIn && launch && copyOut) << records.size() << " records";
+  EXPECT_EQ(copyIn->ordinal, 1u) << "copies of a copy queue go to the copy-only group";
+  EXPECT_EQ(copyOut->ordinal, 1u);
+  EXPECT_EQ(launch->ordinal, 0u) << "launches go to the compute group";
+  ASSERT_NE(copyIn->signalEvent, nullptr);
+  EXPECT_TRUE(dependsOn(records, *launch, copyIn->signalEvent))
+      << "the launch waits on the copy's event on the device, not on the host";
+  EXPECT_TRUE(dependsOn(records, *copyOut, launch->signalEvent));
+  EXPECT_LT(copyIn->sequence, launch->sequence);
+  EXPECT_LT(launch->sequence, copyOut->sequence);
+}
+
+TEST_F(LevelZeroTest, OutOfOrderQueueSendsCopiesToTheCopyGroupBesideLaunches) {
+  Module module(*device, "xpurt_test_spirv");
+  Kernel addInt(module, "add_int");
+  constexpr size_t kN = 256;
+  Array<int32_t> in(*device, kN), out(*device, kN);
+  for (size_t i = 0; i < kN; ++i) in.hostPtr()[i] = 1;
+  TaskQueue queue(*device, {Engine::Any, true});
+  zeCpu.recordClear();
+  zeCpu.recordStart();
+  queue.copyToDevice(in);
+  queue.launch(addInt, Range(kN), {Arg::read(in), Arg::write(out), 2});
+  queue.copyToHost(out);
+  queue.sync();
+  zeCpu.recordStop();
+  EXPECT_EQ(out.hostPtr()[kN - 1], 3);
+  int copiesOnCopyGroup = 0, launchesOnCompute = 0;
+  for (const XpurtZeCpuRecord &r : zeCpu.records()) {
+    copiesOnCopyGroup += r.kind == XPURT_ZE_CPU_COMMAND_COPY && r.ordinal == 1;
+    launchesOnCompute += r.kind == XPURT_ZE_CPU_COMMAND_LAUNCH && r.ordinal == 0;
+  }
+  EXPECT_EQ(copiesOnCopyGroup, 2);
+  EXPECT_EQ(launchesOnCompute, 1);
+}
+
+TEST_F(LevelZeroTest, MoreThanAHundredThousandLaunchesBetweenSyncs) {
+  // ISPCRT caps a Level Zero queue at 100,000 launches between syncs; events here are
+  // recycled, so there is no cap.
+  Module module(*device, "xpurt_test_tasks");
+  Kernel empty(module, "empty");
+  TaskQueue queue(*device);
+  constexpr int kLaunches = 120'000;
+  Future last;
+  for (int i = 0; i < kLaunches; ++i) last = queue.launch(empty, 1);
+  queue.sync();
+  EXPECT_TRUE(last.valid());
+  // A launch with a result after all of them still runs.
+  Module spirv(*device, "xpurt_test_spirv");
+  Kernel addInt(spirv, "add_int");
+  Array<int32_t, AllocType::Shared> in(*device, 16), out(*device, 16);
+  for (int i = 0; i < 16; ++i) in.hostPtr()[i] = i;
+  queue.launch(addInt, Range(16), {Arg::read(in), Arg::write(out), 1});
+  queue.sync();
+  EXPECT_EQ(out.hostPtr()[15], 16);
+}
+
+TEST_F(LevelZeroTest, ProfilingGivesDeviceTimeFromKernelTimestamps) {
+  Module module(*device, "xpurt_test_spirv");
+  Kernel addInt(module, "add_int");
+  constexpr size_t kN = 1 << 20;
+  Array<int32_t, AllocType::Shared> in(*device, kN), out(*device, kN);
+  TaskQueue queue(*device, {Engine::Any, false, true});
+  Future f = queue.launch(addInt, Range(kN), {Arg::read(in), Arg::write(out), 1});
+  queue.sync();
+  uint64_t ns = f.timeNs();
+  EXPECT_GT(ns, 0u);
+  EXPECT_LT(ns, 10'000'000'000u) << "a wrapped 32-bit timestamp would give years";
+}
+
+// A module Intel's compiler and the CPU's JIT would build, with a capability the CPU device
+// lacks: xpurt's intake passes it on to the driver, whose build fails with a log.
+std::vector<char> moduleWithCapability(uint32_t capability) {
+  std::ifstream in(std::string(XPURT_TEST_MODULE_DIR) + "/xpurt_test_tasks.spv", std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+  uint32_t instruction[2] = {(2u << 16) | 17u /* OpCapability */, capability};
+  bytes.insert(bytes.begin() + 20, reinterpret_cast<char *>(instruction),
+               reinterpret_cast<char *>(instruction) + sizeof instruction);
+  return bytes;
+}
+
+TEST_F(LevelZeroTest, AFailedBuildReportsTheDriversBuildLog) {
+  std::vector<char> bytes = moduleWithCapability(13 /* ImageBasic */);
+  XpurtModule module = nullptr;
+  XpurtResult r =
+      xpurtLoadModuleFromMemory(device->handle(), bytes.data(), bytes.size(), nullptr, &module);
+  EXPECT_EQ(r, XPURT_ERROR_INVALID_MODULE);
+  std::string message = xpurtLastErrorMessage();
+  EXPECT_NE(message.find("zeModuleCreate failed with ZE_RESULT_ERROR_MODULE_BUILD_FAILURE"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("build log"), std::string::npos) << message;
+  EXPECT_NE(message.find("ImageBasic"), std::string::npos) << message;
+  // The device still loads and runs modules.
+  Module good(*device, "xpurt_test_tasks");
+  Kernel empty(good, "empty");
+  TaskQueue queue(*device);
+  queue.launch(empty, 1);
+  queue.sync();
+}
+
+TEST_F(LevelZeroTest, ANativeBinaryForAnIntelGpuIsRefusedWithTheBuildLog) {
+  std::ifstream in(XPURT_TEST_ZEBIN, std::ios::binary);
+  if (!in) GTEST_SKIP() << "no zebin was built (ocloc is not installed)";
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+  XpurtModule module = nullptr;
+  XpurtResult r =
+      xpurtLoadModuleFromMemory(device->handle(), bytes.data(), bytes.size(), nullptr, &module);
+  EXPECT_EQ(r, XPURT_ERROR_INVALID_MODULE);
+  std::string message = xpurtLastErrorMessage();
+  EXPECT_NE(message.find("ZE_RESULT_ERROR_INVALID_NATIVE_BINARY"), std::string::npos) << message;
+  EXPECT_NE(message.find("SPIR-V"), std::string::npos) << message;
+}
+
+// Each injected fault: the xpurt call that makes the Level Zero call fails with a clear
+// error naming the call and the result; with the fault gone, the same work succeeds.
+struct Fault {
+  const char *spec;
+  XpurtResult expected;
+  const char *call;
+};
+
+class LevelZeroFaultTest : public LevelZeroTest, public ::testing::WithParamInterface<Fault> {};
+
+// Runs the whole path once: a view, a module, a queue, copies, a launch, a sync.
+XpurtResult runOnce(Device &device, std::string &message) {
+  try {
+    Array<int32_t> in(device, 64), out(device, 64);
+    for (int i = 0; i < 64; ++i) in.hostPtr()[i] = i;
+    Module module(device, "xpurt_test_spirv");
+    Kernel addInt(module, "add_int");
+    TaskQueue queue(device);
+    queue.copyToDevice(in);
+    queue.launch(addInt, Range(64), {Arg::read(in), Arg::write(out), 3});
+    queue.copyToHost(out);
+    queue.sync();
+    for (int i = 0; i < 64; ++i)
+      if (out.hostPtr()[i] != i + 3) {
+        message = "wrong result at " + std::to_string(i);
+        return XPURT_ERROR_UNKNOWN;
+      }
+    return XPURT_SUCCESS;
+  } catch (const Error &e) {
+    message = e.what();
+    return e.code();
+  }
+}
+
+TEST_P(LevelZeroFaultTest, SurfacesAsAClearErrorAndLeavesTheRuntimeUsable) {
+  ASSERT_EQ(zeCpu.setFaults(GetParam().spec), 0) << GetParam().spec;
+  std::string message;
+  XpurtResult r = runOnce(*device, message);
+  zeCpu.setFaults("");
+  EXPECT_EQ(r, GetParam().expected) << message;
+  EXPECT_NE(message.find(GetParam().call), std::string::npos) << message;
+  std::string again;
+  EXPECT_EQ(runOnce(*device, again), XPURT_SUCCESS) << again;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, LevelZeroFaultTest,
+    ::testing::Values(Fault{"zeMemAllocDevice=ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
+                            XPURT_ERROR_OUT_OF_MEMORY, "zeMemAllocDevice"},
+                      Fault{"zeMemAllocHost=ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY",
+                            XPURT_ERROR_OUT_OF_MEMORY, "zeMemAllocHost"},
+                      Fault{"zeModuleCreate=ZE_RESULT_ERROR_MODULE_BUILD_FAILURE",
+                            XPURT_ERROR_INVALID_MODULE, "zeModuleCreate"},
+                      Fault{"zeKernelCreate=ZE_RESULT_ERROR_INVALID_KERNEL_NAME",
+                            XPURT_ERROR_NOT_FOUND, "zeKernelCreate"},
+                      Fault{"zeCommandListCreateImmediate=ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY",
+                            XPURT_ERROR_OUT_OF_MEMORY, "zeCommandListCreateImmediate"},
+                      Fault{"zeEventPoolCreate=ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY",
+                            XPURT_ERROR_OUT_OF_MEMORY, "zeEventPoolCreate"},
+                      Fault{"zeCommandListAppendMemoryCopy=ZE_RESULT_ERROR_DEVICE_LOST",
+                            XPURT_ERROR_DEVICE_LOST, "zeCommandListAppendMemoryCopy"},
+                      Fault{"zeCommandListAppendLaunchKernel=ZE_RESULT_ERROR_DEVICE_LOST",
+                            XPURT_ERROR_DEVICE_LOST, "zeCommandListAppendLaunchKernel"},
+                      Fault{"zeKernelSetArgumentValue=ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE",
+                            XPURT_ERROR_INVALID_ARGUMENT, "zeKernelSetArgumentValue"},
+                      Fault{"zeEventHostSynchronize=ZE_RESULT_ERROR_DEVICE_LOST@1",
+                            XPURT_ERROR_EXECUTION_FAILED, "zeEventHostSynchronize"}),
+    [](const auto &info) {
+      std::string name = info.param.call;
+      return name;
+    });
+
+}  // namespace
+}  // namespace xpurt::test
