@@ -128,6 +128,13 @@ class Device : public Object {
   // Whether the device runs native libraries (ELF shared objects); only then is the next
   // called. A SystemSearch that finds nothing returns null.
   virtual bool loadsNativeLibraries() const { return false; }
+  // The file a native module of that name is in, when looked up by name: a shared library
+  // for the CPU, a GPU binary elsewhere. Searched before NAME.spv.
+  virtual std::string nativeLibraryFileName(const std::string &name) const {
+    return "lib" + name + ".so";
+  }
+  // Whether the dynamic linker's own search is tried last for a native module by name.
+  virtual bool searchesLibraryPath() const { return loadsNativeLibraries(); }
   virtual Ref<Module> loadNativeLibrary(const NativeLibrary &library,
                                         const ModuleOptions &options) {
     (void)library, (void)options;

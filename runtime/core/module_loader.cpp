@@ -77,7 +77,9 @@ Ref<Module> loadByName(Device &device, const std::string &name, const ModuleOpti
   if (name.empty()) fail(XPURT_ERROR_INVALID_ARGUMENT, "the module name is empty");
   if (name.find('/') != std::string::npos) return loadFile(device, name, options);
   bool native = device.loadsNativeLibraries();
-  std::string library = "lib" + name + ".so", spirv = name + ".spv";
+  bool libraryPath = native && device.searchesLibraryPath();
+  std::string library = native ? device.nativeLibraryFileName(name) : std::string();
+  std::string spirv = name + ".spv";
   std::string looked;
   for (const fs::path &dir : searchFolders()) {
     std::error_code ec;
@@ -88,7 +90,7 @@ Ref<Module> loadByName(Device &device, const std::string &name, const ModuleOpti
     looked += (looked.empty() ? "" : ", ") + dir.string();
   }
   // Last, the dynamic linker's own search (LD_LIBRARY_PATH, the system folders).
-  if (native) {
+  if (libraryPath) {
     NativeLibrary system{NativeLibrary::Kind::SystemSearch, library, library, nullptr, 0};
     if (Ref<Module> found = device.loadNativeLibrary(system, options)) return found;
   }
@@ -96,7 +98,7 @@ Ref<Module> loadByName(Device &device, const std::string &name, const ModuleOpti
        "module '{}' not found: no {}{} in {} (XPURT_MODULE_PATH, the program's folder, the "
        "working folder){}; load it by path, or add its folder to XPURT_MODULE_PATH",
        name, native ? library + " or " : "", spirv, looked.empty() ? "any folder" : looked,
-       native ? " nor on the library path" : "");
+       libraryPath ? " nor on the library path" : "");
 }
 
 Ref<Module> loadMemory(Device &device, const void *data, size_t size,

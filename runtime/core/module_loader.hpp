@@ -1,6 +1,7 @@
 // Finding a module and telling its format, the same for every device: by name through
-// XPURT_MODULE_PATH, the program's folder and the working folder (NAME.spv, and libNAME.so
-// where the device runs native libraries), by path, or from memory. SPIR-V goes to the
+// XPURT_MODULE_PATH, the program's folder and the working folder (NAME.spv, and the device's
+// native file where it runs native modules: libNAME.so on the CPU, NAME.bin on Level Zero), by
+// path, or from memory. SPIR-V goes to the
 // device's loadSpirv, a native library to its loadNativeLibrary.
 #pragma once
 

@@ -20,6 +20,8 @@ std::string vendorName(uint32_t vendorId) {
       return "NVIDIA";
     case 0x1002:
       return "AMD";
+    case 0:
+      return "unknown";
     default:
       return fmt::format("vendor 0x{:04x}", vendorId);
   }

@@ -180,6 +180,8 @@ void Completions::finish(PendingCommand &command, ze_result_t status, const char
           "{} on {} failed: {} returned {}{}", describe(command.command), device_.label(), call,
           resultName(status),
           toXpurtResult(status) == XPURT_ERROR_DEVICE_LOST ? " (the device is lost)" : "");
+      if (std::string why = device_.context().lastError(); !why.empty())
+        message += "; the driver says: " + why;
       failures_->note(message);
       command.done->fail(message, times);
     }

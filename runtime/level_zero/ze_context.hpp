@@ -5,6 +5,7 @@
 
 #include <level_zero/ze_api.h>
 
+#include <string>
 #include <vector>
 
 namespace xpurt::level_zero {
@@ -17,6 +18,9 @@ struct ZeExtensions {
   // Level Zero 1.6: waits for an immediate command list without an event.
   using HostSynchronize = ze_result_t (*)(ze_command_list_handle_t, uint64_t);
   HostSynchronize commandListHostSynchronize = nullptr;
+  // Level Zero 1.10: why the calling thread's last call failed, in the driver's words.
+  using LastErrorDescription = ze_result_t (*)(ze_driver_handle_t, const char **);
+  LastErrorDescription lastErrorDescription = nullptr;
 };
 
 class ZeContext {
@@ -30,6 +34,8 @@ class ZeContext {
   ze_driver_handle_t driver() const { return driver_; }
   ze_context_handle_t handle() const { return context_; }
   const ZeExtensions &extensions() const { return extensions_; }
+  // The driver's description of the calling thread's last failed call, or "".
+  std::string lastError() const;
 
  private:
   ze_driver_handle_t driver_;

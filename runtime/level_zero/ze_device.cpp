@@ -28,9 +28,25 @@ ZeContext::ZeContext(ze_driver_handle_t driver, const std::vector<ze_device_hand
   }
   extensions_.commandListHostSynchronize = reinterpret_cast<ZeExtensions::HostSynchronize>(
       dlsym(RTLD_DEFAULT, "zeCommandListHostSynchronize"));
+  // Newer loaders export it; a driver may offer it as an extension function before that.
+  extensions_.lastErrorDescription = reinterpret_cast<ZeExtensions::LastErrorDescription>(
+      dlsym(RTLD_DEFAULT, "zeDriverGetLastErrorDescription"));
+  void *fn = nullptr;
+  if (!extensions_.lastErrorDescription &&
+      zeDriverGetExtensionFunctionAddress(driver, "zeDriverGetLastErrorDescription", &fn) ==
+          ZE_RESULT_SUCCESS)
+    extensions_.lastErrorDescription = reinterpret_cast<ZeExtensions::LastErrorDescription>(fn);
   core::log().debug("Level Zero: global offsets {}, zeCommandListHostSynchronize {}",
                     extensions_.globalOffset ? "supported" : "not supported",
                     extensions_.commandListHostSynchronize ? "present" : "absent");
+}
+
+std::string ZeContext::lastError() const {
+  const char *text = nullptr;
+  if (!extensions_.lastErrorDescription ||
+      extensions_.lastErrorDescription(driver_, &text) != ZE_RESULT_SUCCESS || !text)
+    return {};
+  return text;
 }
 
 ZeContext::~ZeContext() {

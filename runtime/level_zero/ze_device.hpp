@@ -49,6 +49,11 @@ class ZeDevice final : public core::Device {
                                     const core::ModuleOptions &options) override;
   // Native binaries (zebin for Intel GPUs) go to the driver as they are.
   bool loadsNativeLibraries() const override { return true; }
+  // ISPCRT's name for a GPU binary (zebin) beside the SPIR-V.
+  std::string nativeLibraryFileName(const std::string &name) const override {
+    return name + ".bin";
+  }
+  bool searchesLibraryPath() const override { return false; }
   core::Ref<core::Module> loadNativeLibrary(const core::NativeLibrary &library,
                                             const core::ModuleOptions &options) override;
 

@@ -282,6 +282,23 @@ void ZeQueue::appendLaunch(core::Command &cmd, Lane &lane, ze_event_handle_t sig
       offset[d] = static_cast<uint32_t>(r.globalOffset[d]);
     }
   }
+  const ze_device_compute_properties_t &limits = zeDevice_->description().compute;
+  const uint64_t counts[3] = {groups.groupCountX, groups.groupCountY, groups.groupCountZ};
+  const uint32_t most[3] = {limits.maxGroupCountX, limits.maxGroupCountY, limits.maxGroupCountZ};
+  if (cmd.type == core::Command::Type::LaunchKernel)
+    for (int d = 0; d < 3; ++d) {
+      uint64_t wanted = cmd.range.globalSize[d] / cmd.range.localSize[d];
+      if (wanted > most[d] || wanted != counts[d])
+        core::fail(XPURT_ERROR_OUT_OF_RANGE,
+                   "kernel '{}': {} work-groups in dimension {}; {} runs at most {}: use larger "
+                   "work-groups or split the launch",
+                   cmd.kernel->name(), wanted, d, zeDevice_->label(), most[d]);
+    }
+  for (int d = 0; d < 3; ++d)
+    if (counts[d] > most[d])
+      core::fail(XPURT_ERROR_OUT_OF_RANGE,
+                 "kernel '{}': {} tasks in dimension {}; {} runs at most {}: split the launch",
+                 cmd.kernel->name(), counts[d], d, zeDevice_->label(), most[d]);
   setGroupSize(clone, groupSize);
   if (clone.offset != offset) {
     if (!zeDevice_->context().extensions().globalOffset)

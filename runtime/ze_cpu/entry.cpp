@@ -15,6 +15,7 @@ namespace xpurt::ze_cpu {
 namespace detail {
 
 std::atomic<uint64_t> apiCalls{0};
+thread_local uint64_t threadApiCalls = 0;
 std::atomic<bool> faultsArmed{false};
 std::atomic<bool> initialized{false};
 

@@ -60,6 +60,7 @@ const std::string &lastErrorDescription();
 namespace detail {
 
 extern std::atomic<uint64_t> apiCalls;
+extern thread_local uint64_t threadApiCalls;  // this thread's share of apiCalls
 extern std::atomic<bool> faultsArmed;
 extern std::atomic<bool> initialized;
 
@@ -77,6 +78,7 @@ void noteFailure(ApiId id, ze_result_t result) noexcept;
 template <class Body>
 ze_result_t entry(ApiId id, Body &&body) noexcept {
   detail::apiCalls.fetch_add(1, std::memory_order_relaxed);
+  ++detail::threadApiCalls;
   if (detail::faultsArmed.load(std::memory_order_relaxed)) [[unlikely]]
     if (ze_result_t fault = detail::injectedFault(id); fault != ZE_RESULT_SUCCESS) return fault;
   if (id != ApiId::zeInit && !detail::initialized.load(std::memory_order_acquire)) [[unlikely]]

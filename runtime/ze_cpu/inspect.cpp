@@ -95,6 +95,10 @@ uint64_t xpurtZeCpuCallCount(void) {
   return detail::apiCalls.load(std::memory_order_relaxed);
 }
 
+uint64_t xpurtZeCpuThreadCallCount(void) {
+  return detail::threadApiCalls;
+}
+
 int xpurtZeCpuSetFaults(const char *spec) {
   return setFaults(spec) ? 0 : 1;
 }

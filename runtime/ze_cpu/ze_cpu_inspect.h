@@ -59,6 +59,9 @@ XPURT_ZE_CPU_API int xpurtZeCpuRecordGet(uint64_t index, XpurtZeCpuRecord *recor
 
 /* Level Zero calls (every ze* entry point of the driver) made since the driver was loaded. */
 XPURT_ZE_CPU_API uint64_t xpurtZeCpuCallCount(void);
+/* The same, made by the calling thread only: what an application's thread pays for, apart
+ * from the calls of the runtime's own threads (a queue's completion thread). */
+XPURT_ZE_CPU_API uint64_t xpurtZeCpuThreadCallCount(void);
 
 /* Replaces the injected faults. `spec` is a comma-separated list of
  *   zeFunctionName=ZE_RESULT_ERROR_NAME     every call of that function fails with that code
