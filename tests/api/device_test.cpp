@@ -89,6 +89,23 @@ TEST(Config, XpurtDeviceChoosesTheDefaultDevice) {
   }
 }
 
+TEST(Config, IspcrtGpuDeviceChoosesTheGpuAsInIspcrt) {
+  XpurtDevice d = nullptr;
+  {
+    ScopedEnv env("ISPCRT_GPU_DEVICE", "gpu");
+    EXPECT_XPURT(XPURT_ERROR_INVALID_CONFIG, xpurtGetDevice(XPURT_DEVICE_TYPE_GPU, 0, &d));
+    EXPECT_TRUE(contains(lastMessage(), "ISPCRT_GPU_DEVICE='gpu'")) << lastMessage();
+  }
+  {
+    uint32_t gpus = Device::count(DeviceType::GPU);
+    std::string past = std::to_string(gpus);
+    ScopedEnv env("ISPCRT_GPU_DEVICE", past.c_str());
+    EXPECT_XPURT(XPURT_ERROR_NOT_FOUND, xpurtGetDevice(XPURT_DEVICE_TYPE_GPU, 0, &d));
+    EXPECT_TRUE(contains(lastMessage(), "no GPU device " + past)) << lastMessage();
+  }
+  EXPECT_EQ(d, nullptr);
+}
+
 TEST(Config, BadValuesNameTheVariableAndLeaveTheRuntimeUsable) {
   struct Case {
     const char *name, *value;

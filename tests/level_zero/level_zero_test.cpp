@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "c_api_fixture.hpp"
 #include "test_params.h"
 
 namespace xpurt::test {
@@ -241,6 +242,25 @@ TEST_F(LevelZeroTest, AFailedBuildReportsTheDriversBuildLog) {
   TaskQueue queue(*device);
   queue.launch(empty, 1);
   queue.sync();
+}
+
+TEST_F(LevelZeroTest, IspcrtIgcOptionsReachTheDriverAsIspcrtReadsThem) {
+  {
+    ScopedEnv env("ISPCRT_IGC_OPTIONS", "-cl-fast-relaxed-math");
+    XpurtModule module = nullptr;
+    EXPECT_EQ(xpurtLoadModule(device->handle(), "xpurt_test_tasks", nullptr, &module),
+              XPURT_ERROR_INVALID_CONFIG);
+    std::string message = xpurtLastErrorMessage();
+    EXPECT_NE(message.find("must start with '+'"), std::string::npos) << message;
+  }
+  for (const char *value : {"+ -cl-fast-relaxed-math", "= -cl-mad-enable"}) {
+    ScopedEnv env("ISPCRT_IGC_OPTIONS", value);
+    Module module(*device, "xpurt_test_tasks");
+    Kernel empty(module, "empty");
+    TaskQueue queue(*device);
+    queue.launch(empty, 1);
+    queue.sync();
+  }
 }
 
 TEST_F(LevelZeroTest, ANativeBinaryForAnIntelGpuIsRefusedWithTheBuildLog) {
