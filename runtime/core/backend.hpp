@@ -117,6 +117,17 @@ class Device : public Object {
   // and the work-group size a general launch gets when it leaves the choice to the runtime.
   virtual uint32_t programCount() const = 0;
   virtual uint32_t defaultWorkGroupSize() const { return 64; }
+  // Whether this device reaches SHARED and HOST memory of `other` (a device of the same
+  // backend): one context's devices do, another driver's do not.
+  virtual bool sharesMemoryWith(const Device &other) const {
+    (void)other;
+    return true;
+  }
+  // Whether kernels of modules loaded for `other` (of the same backend) run here.
+  virtual bool runsKernelsOf(const Device &other) const {
+    (void)other;
+    return true;
+  }
   // Whether every work-group of a launch must be whole (the global size a multiple of the
   // local size), as on Level Zero; and whether launches may have a global offset.
   virtual bool uniformWorkGroupsOnly() const { return false; }

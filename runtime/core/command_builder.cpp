@@ -60,6 +60,11 @@ void CommandBuilder::checkView(const MemoryView &view, const char *what) const {
          "{}: the memory view is device memory of {}, but this queue runs on {}; copy the data "
          "into a view of this device, or use a SHARED view",
          what, view.device().label(), device_->label());
+  if (&view.device() != device_.get() && !device_->sharesMemoryWith(view.device()))
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "{}: the memory view was made on {}, whose memory {} cannot reach (another driver's "
+         "context); make the view on this device",
+         what, view.device().label(), device_->label());
 }
 
 void CommandBuilder::checkKernel(const Kernel &kernel, const char *what) const {
@@ -67,6 +72,12 @@ void CommandBuilder::checkKernel(const Kernel &kernel, const char *what) const {
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "{} '{}': the kernel was loaded for a {} device, but this queue runs on a {} device", what,
          kernel.name(), kernel.module().device().backend().name(), device_->backend().name());
+  if (const Device &owner = kernel.module().device();
+      &owner != device_.get() && !device_->runsKernelsOf(owner))
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "{} '{}': the kernel's module was loaded for {}, but this queue runs on {}; load the "
+         "module on this device too",
+         what, kernel.name(), owner.label(), device_->label());
   if (engine_ == XPURT_ENGINE_COPY)
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "{} of '{}' on a copy queue: a copy queue runs copies, fills, host callbacks, barriers "

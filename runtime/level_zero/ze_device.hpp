@@ -44,6 +44,14 @@ class ZeDevice final : public core::Device {
   // GPUs run OpenCL kernels at.
   uint32_t programCount() const override { return 16; }
   bool uniformWorkGroupsOnly() const override { return true; }
+  // SHARED and HOST memory belong to a context: one per driver.
+  bool sharesMemoryWith(const core::Device &other) const override {
+    return &static_cast<const ZeDevice &>(other).context() == context_.get();
+  }
+  // A Level Zero module is built for one device.
+  bool runsKernelsOf(const core::Device &other) const override {
+    return static_cast<const ZeDevice &>(other).handle() == handle();
+  }
   bool supportsGlobalOffsets() const override { return context_->extensions().globalOffset; }
   core::Ref<core::Module> loadSpirv(std::span<const std::byte> bytes, const std::string &name,
                                     const core::ModuleOptions &options) override;

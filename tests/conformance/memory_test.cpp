@@ -143,7 +143,7 @@ TEST_P(MemoryTest, EveryHandleToTheDeviceSharesItsDeviceMemory) {
   EXPECT_EQ(values[15], 8);
 }
 
-// Device memory belongs to its device; shared memory serves every device of the backend.
+// Device memory belongs to its device; shared memory serves every device of its context.
 // "Another device": a second one of the backend where there is one, else this one with the
 // other memory arrangement, which is a device of its own (storage of its own or none).
 TEST_P(MemoryTest, ADeviceViewOfAnotherDeviceIsRefusedAndSharedViewsServeBoth) {
@@ -169,11 +169,25 @@ TEST_P(MemoryTest, ADeviceViewOfAnotherDeviceIsRefusedAndSharedViewsServeBoth) {
   Array<AddParams> foreignParams(other);
   expectRefused([&] { queue.launch(Kernel(module, "add_value"), foreignParams, 1); });
 
-  // Nothing was queued by the refusals; shared memory of the other device works here.
-  Array<int32_t, AllocType::Shared> shared(other, 16);
-  queue.fill(shared, int32_t{5});
+  // Nothing was queued by the refusals; shared memory of the other device works here when
+  // both are of one context. A device of another driver (another context) refuses it, saying
+  // why; then the same device with the other memory arrangement, which shares the context.
+  std::optional<Array<int32_t, AllocType::Shared>> shared;
+  shared.emplace(other, 16);
+  try {
+    queue.fill(*shared, int32_t{5});
+  } catch (const Error &e) {
+    ASSERT_TRUE(second) << e.what();
+    EXPECT_EQ(e.code(), XPURT_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("another driver's context"), std::string::npos)
+        << e.what();
+    Device sibling(GetParam().type, GetParam().index,
+                   GetParam().flags ^ XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
+    shared.emplace(sibling, 16);
+    queue.fill(*shared, int32_t{5});
+  }
   queue.sync();
-  for (int i = 0; i < 16; ++i) EXPECT_EQ(shared.hostPtr()[i], 5) << i;
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(shared->hostPtr()[i], 5) << i;
 }
 
 XPURT_INSTANTIATE_CONFORMANCE(MemoryTest);

@@ -276,6 +276,49 @@ TEST_F(LevelZeroTest, ANativeBinaryForAnIntelGpuIsRefusedWithTheBuildLog) {
   EXPECT_NE(message.find("SPIR-V"), std::string::npos) << message;
 }
 
+// Two drivers at once (ISPCRT failed on an integrated plus a discrete GPU): run by ctest with
+// ZE_ENABLE_ALT_DRIVERS naming the driver twice under two file names, which the loader
+// loads as two drivers, each with its own device and context.
+TEST(LevelZeroTwoDrivers, EachDriversDeviceRunsAndKeepsItsMemoryAndModulesToItself) {
+  std::vector<uint32_t> zeDevices;
+  for (uint32_t i = 0, n = Device::count(DeviceType::CPU); i < n; ++i)
+    if (std::string(Device::info(DeviceType::CPU, i).backend) == "level_zero")
+      zeDevices.push_back(i);
+  if (zeDevices.size() < 2) GTEST_SKIP() << "fewer than two Level Zero drivers are loaded";
+  Device a(DeviceType::CPU, zeDevices[0]), b(DeviceType::CPU, zeDevices[1]);
+  Module moduleA(a, "xpurt_test_spirv"), moduleB(b, "xpurt_test_spirv");
+  Kernel addA(moduleA, "add_int"), addB(moduleB, "add_int");
+  Array<int32_t, AllocType::Shared> inA(a, 64), outA(a, 64), inB(b, 64), outB(b, 64);
+  for (int i = 0; i < 64; ++i) inA.hostPtr()[i] = inB.hostPtr()[i] = i;
+  TaskQueue queueA(a), queueB(b);
+  // Work on B waits for work on A: a future of another driver, signalled from the host.
+  Future doneA = queueA.launch(addA, Range(64), {Arg::read(inA), Arg::write(outA), 1});
+  queueB.wait(doneA);
+  queueB.launch(addB, Range(64), {Arg::read(inB), Arg::write(outB), 2});
+  queueB.sync();
+  EXPECT_TRUE(doneA.valid());
+  EXPECT_EQ(outA.hostPtr()[63], 64);
+  EXPECT_EQ(outB.hostPtr()[63], 65);
+  // Another driver's memory and modules are refused with the reason, and nothing is queued.
+  auto expectRefused = [](auto enqueue, const char *why) {
+    try {
+      enqueue();
+      ADD_FAILURE() << "accepted; expected a refusal saying " << why;
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), XPURT_ERROR_INVALID_ARGUMENT);
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  expectRefused([&] { queueB.fill(inA, int32_t{0}); }, "cannot reach");
+  expectRefused(
+      [&] {
+        queueB.launch(addA, Range(64), {Arg::read(inB), Arg::write(outB), 1});
+      },
+      "module was loaded for");
+  queueB.sync();
+  EXPECT_EQ(inA.hostPtr()[5], 5);
+}
+
 // Each injected fault: the xpurt call that makes the Level Zero call fails with a clear
 // error naming the call and the result; with the fault gone, the same work succeeds.
 struct Fault {
