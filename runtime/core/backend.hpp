@@ -212,6 +212,12 @@ class Kernel : public Object {
   NDRange taskRange(const std::array<uint32_t, 3> &dims) const;
 
  protected:
+  // The local size the device's driver suggests for a launch that leaves it open (Level
+  // Zero's zeKernelSuggestGroupSize); nothing to let the runtime choose.
+  virtual std::optional<std::array<uint64_t, 3>> suggestLocalSize(const NDRange &range) const {
+    (void)range;
+    return std::nullopt;
+  }
   // Limits of the device beyond the signature (local memory, ...), on a checked launch.
   virtual void checkDeviceLimits(const KernelArgs &args, const NDRange &range) const {
     (void)args, (void)range;

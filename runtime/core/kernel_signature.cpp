@@ -124,6 +124,9 @@ void Kernel::checkLaunch(const KernelArgs &args, NDRange &range) const {
   checkDeviceLimits(args, range);
   const Device &device = module_->device();
   bool uniformOnly = device.uniformWorkGroupsOnly();
+  bool open = range.localSize[0] == 0 && range.localSize[1] == 0 && range.localSize[2] == 0;
+  if (open && signature_->requiredLocalSize[0] == 0)
+    if (auto suggested = suggestLocalSize(range)) range.localSize = *suggested;
   signature_->chooseLocalSize(name_, range, device.defaultWorkGroupSize(), uniformOnly);
   for (uint32_t d = 0; d < 3; ++d) {
     if (uniformOnly && range.globalSize[d] % range.localSize[d] != 0)

@@ -145,7 +145,35 @@ core::Ref<core::Kernel> ZeModule::createKernel(const std::string &kernelName) {
 
 ZeKernel::ZeKernel(core::Ref<ZeModule> module, std::string name,
                    std::optional<core::KernelSignature> signature)
-    : core::Kernel(std::move(module), std::move(name), std::move(signature)) {}
+    : core::Kernel(std::move(module), std::move(name), std::move(signature)) {
+  auto desc = zeStruct<ze_kernel_desc_t>(ZE_STRUCTURE_TYPE_KERNEL_DESC);
+  desc.pKernelName = this->name().c_str();
+  check(zeKernelCreate(zeModule().handle(), &desc, &prototype_), "zeKernelCreate",
+        fmt::format("kernel '{}' of module '{}'", this->name(), zeModule().name()));
+}
+
+ZeKernel::~ZeKernel() {
+  if (prototype_) zeKernelDestroy(prototype_);
+}
+
+std::optional<std::array<uint64_t, 3>> ZeKernel::suggestLocalSize(
+    const core::NDRange &range) const {
+  for (uint64_t g : range.globalSize)
+    if (g > UINT32_MAX) return std::nullopt;  // the call takes 32-bit sizes
+  std::lock_guard lock(suggestedMutex_);
+  if (auto it = suggested_.find(range.globalSize); it != suggested_.end()) return it->second;
+  uint32_t x = 0, y = 0, z = 0;
+  if (zeKernelSuggestGroupSize(prototype_, static_cast<uint32_t>(range.globalSize[0]),
+                               static_cast<uint32_t>(range.globalSize[1]),
+                               static_cast<uint32_t>(range.globalSize[2]), &x, &y,
+                               &z) != ZE_RESULT_SUCCESS ||
+      x == 0 || y == 0 || z == 0)
+    return std::nullopt;  // the runtime chooses
+  if (suggested_.size() > 256) suggested_.clear();
+  std::array<uint64_t, 3> local{x, y, z};
+  suggested_.emplace(range.globalSize, local);
+  return local;
+}
 
 core::Ref<core::Module> loadZeSpirvModule(core::Ref<ZeDevice> device,
                                           std::span<const std::byte> bytes, const std::string &name,

@@ -9,7 +9,10 @@
 
 #include <level_zero/ze_api.h>
 
+#include <array>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -35,9 +38,22 @@ class ZeModule final : public core::Module {
 // that the kernel exists and serves as the first clone's source of properties.
 class ZeKernel final : public core::Kernel {
  public:
+  // Creates the kernel object that answers questions (zeKernelCreate): throws NOT_FOUND
+  // naming the module when the driver has no such kernel.
   ZeKernel(core::Ref<ZeModule> module, std::string name,
            std::optional<core::KernelSignature> signature);
+  ~ZeKernel() override;
   ZeModule &zeModule() const { return static_cast<ZeModule &>(module()); }
+
+ protected:
+  // zeKernelSuggestGroupSize, remembered per global size.
+  std::optional<std::array<uint64_t, 3>> suggestLocalSize(
+      const core::NDRange &range) const override;
+
+ private:
+  ze_kernel_handle_t prototype_ = nullptr;
+  mutable std::mutex suggestedMutex_;
+  mutable std::map<std::array<uint64_t, 3>, std::array<uint64_t, 3>> suggested_;
 };
 
 // The build flags for zeModuleCreate: the module's options, then ISPCRT_IGC_OPTIONS as ISPCRT
