@@ -68,6 +68,7 @@ class ZeDevice final : public core::Device {
   const ZeDeviceDescription &description() const { return description_; }
   ze_device_handle_t handle() const { return description_.device; }
   ZeContext &context() const { return *context_; }
+  const std::shared_ptr<ZeContext> &sharedContext() const { return context_; }
   // The events of this device's queues' commands (ze_events.hpp).
   EventTable &events() { return events_; }
 

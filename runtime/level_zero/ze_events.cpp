@@ -11,8 +11,8 @@ class EventPoolState {
  public:
   static constexpr uint32_t kEventsPerPool = 256;
 
-  EventPoolState(ze_context_handle_t context, ze_device_handle_t device, bool timestamps)
-      : context_(context), device_(device), timestamps_(timestamps) {}
+  EventPoolState(std::shared_ptr<ZeContext> context, ze_device_handle_t device, bool timestamps)
+      : context_(std::move(context)), device_(device), timestamps_(timestamps) {}
 
   ~EventPoolState() {
     for (ze_event_handle_t e : all_) zeEventDestroy(e);
@@ -58,12 +58,12 @@ class EventPoolState {
     desc.count = kEventsPerPool;
     ze_event_pool_handle_t pool = nullptr;
     ze_device_handle_t device = device_;
-    check(zeEventPoolCreate(context_, &desc, 1, &device, &pool), "zeEventPoolCreate");
+    check(zeEventPoolCreate(context_->handle(), &desc, 1, &device, &pool), "zeEventPoolCreate");
     pools_.push_back(pool);
     nextIndex_ = 0;
   }
 
-  ze_context_handle_t context_;
+  std::shared_ptr<ZeContext> context_;
   ze_device_handle_t device_;
   bool timestamps_;
   std::mutex mutex_;
@@ -73,8 +73,8 @@ class EventPoolState {
   std::vector<ze_event_handle_t> free_;
 };
 
-EventPool::EventPool(ze_context_handle_t context, ze_device_handle_t device, bool timestamps)
-    : state_(std::make_shared<EventPoolState>(context, device, timestamps)) {}
+EventPool::EventPool(std::shared_ptr<ZeContext> context, ze_device_handle_t device, bool timestamps)
+    : state_(std::make_shared<EventPoolState>(std::move(context), device, timestamps)) {}
 
 EventPool::~EventPool() = default;
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/event.hpp"
+#include "ze_context.hpp"
 
 #include <level_zero/ze_api.h>
 
@@ -25,8 +26,10 @@ using SlotRef = std::shared_ptr<EventSlot>;
 
 class EventPool {
  public:
-  // timestamps: the events record kernel timestamps (for profiling queues).
-  EventPool(ze_context_handle_t context, ze_device_handle_t device, bool timestamps);
+  // timestamps: the events record kernel timestamps (for profiling queues). The pools keep
+  // the context alive while any of their events is held (a continuation of another
+  // backend's future may signal one after its queue and device are gone).
+  EventPool(std::shared_ptr<ZeContext> context, ze_device_handle_t device, bool timestamps);
   ~EventPool();
   EventPool(const EventPool &) = delete;
   EventPool &operator=(const EventPool &) = delete;

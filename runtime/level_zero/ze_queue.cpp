@@ -16,7 +16,7 @@ constexpr uint32_t kMaxComputeLanes = 4;
 ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
     : core::TaskQueue(device, options), zeDevice_(std::move(device)) {
   const ZeDeviceDescription &d = zeDevice_->description();
-  events_ = std::make_unique<EventPool>(zeDevice_->context().handle(), zeDevice_->handle(),
+  events_ = std::make_unique<EventPool>(zeDevice_->sharedContext(), zeDevice_->handle(),
                                         options.profiling);
   bool copyEngine = options.engine == XPURT_ENGINE_COPY;
   try {
@@ -118,7 +118,8 @@ void ZeQueue::submit(core::Command &&cmd) {
   if (!cmd.done && cmd.waits.empty() && cmd.type == core::Command::Type::Barrier) return;
   try {
     p.slot = events_->acquire();
-    std::vector<ze_event_handle_t> wait;
+    std::vector<ze_event_handle_t> &wait = waitScratch_;  // reused: no allocation per command
+    wait.clear();
     auto waitOn = [&](SlotRef slot) {
       wait.push_back(slot->handle);
       p.waits.push_back(std::move(slot));
