@@ -76,6 +76,8 @@ class DeviceTest : public ::testing::TestWithParam<DeviceParam> {
       std::string why = partialGroups ? "whole work-groups only" : "global offset";
       EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
     }
+    // What the caller queued before (a copy from memory it is about to free) completes first.
+    queue.sync();
     return false;
   }
 };
