@@ -2,6 +2,9 @@
 
 #include "config.hpp"
 #include "error.hpp"
+#include "log.hpp"
+
+#include <mutex>
 
 namespace xpurt::core {
 
@@ -90,9 +93,12 @@ static uint32_t countOfType(XpurtDeviceType type) {
   return static_cast<uint32_t>(devicesOfType(type).size());
 }
 
-// AUTO without XPURT_DEVICE: the GPUs if there are any, else the CPUs.
+// AUTO without XPURT_DEVICE: the GPUs if there are any, else the CPUs (said once in the log).
 static XpurtDeviceType autoType() {
-  return countOfType(XPURT_DEVICE_TYPE_GPU) > 0 ? XPURT_DEVICE_TYPE_GPU : XPURT_DEVICE_TYPE_CPU;
+  if (countOfType(XPURT_DEVICE_TYPE_GPU) > 0) return XPURT_DEVICE_TYPE_GPU;
+  static std::once_flag said;
+  std::call_once(said, [] { log().info("AUTO: no GPU device was found; using the CPU"); });
+  return XPURT_DEVICE_TYPE_CPU;
 }
 
 uint32_t deviceCount(XpurtDeviceType type) {

@@ -143,8 +143,8 @@ class LevelZeroBackend final : public core::Backend {
   void discover() {
     if (ze_result_t r = zeInit(0); r != ZE_RESULT_SUCCESS) {
       core::log().info(
-          "Level Zero: zeInit failed with {}: no Level Zero driver is installed or none "
-          "initialised, so there are no Level Zero devices",
+          "Level Zero: zeInit failed with {}: the loader found no driver with a device (a "
+          "GPU driver without its GPU reports none), so there are no Level Zero devices",
           resultName(r));
       return;
     }
