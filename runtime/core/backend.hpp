@@ -113,6 +113,11 @@ class Device : public Object {
   virtual void *allocate(size_t size, XpurtAllocationType type) = 0;
   virtual void deallocate(void *ptr, XpurtAllocationType type) noexcept = 0;
   virtual Ref<TaskQueue> createQueue(const QueueOptions &options) = 0;
+  // Throws INVALID_ARGUMENT if the application's memory cannot be a DEVICE view's host copy
+  // (memory the host cannot read, such as another device's own).
+  virtual void checkApplicationMemory(const void *memory, size_t size) const {
+    (void)memory, (void)size;
+  }
   // Work-items per task of an ISPCRT-style launch of a SPIR-V kernel (ISPC's programCount),
   // and the work-group size a general launch gets when it leaves the choice to the runtime.
   virtual uint32_t programCount() const = 0;

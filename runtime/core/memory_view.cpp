@@ -34,6 +34,7 @@ Ref<MemoryView> MemoryView::create(Ref<Device> device, void *appMemory, size_t s
          "use a DEVICE view to wrap existing memory",
          typeName(type));
 
+  if (appMemory) device->checkApplicationMemory(appMemory, size);
   // Built before allocating, so its destructor frees whatever was allocated if a later step
   // throws.
   Ref<MemoryView> view = Ref<MemoryView>::adopt(new MemoryView(device, type, size));

@@ -99,6 +99,27 @@ void ZeDevice::deallocate(void *ptr, XpurtAllocationType) noexcept {
     core::log().warn("Level Zero: zeMemFree failed with {}", resultName(r));
 }
 
+void ZeDevice::checkApplicationMemory(const void *memory, size_t size) const {
+  auto props =
+      zeStruct<ze_memory_allocation_properties_t>(ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
+  ze_device_handle_t owner = nullptr;
+  ze_result_t r = zeMemGetAllocProperties(context_->handle(), memory, &props, &owner);
+  if (r != ZE_RESULT_SUCCESS) {
+    core::log().debug("Level Zero: zeMemGetAllocProperties failed with {}", resultName(r));
+    return;  // nothing known: ordinary host memory, copied through the driver
+  }
+  if (props.type == ZE_MEMORY_TYPE_DEVICE)
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "the {} bytes given as a DEVICE view's host copy are Level Zero device memory "
+               "(zeMemGetAllocProperties), which the host cannot read; give host memory, or "
+               "make a view of that memory's own",
+               size);
+  core::log().debug("Level Zero: a host copy of {} bytes is {} memory", size,
+                    props.type == ZE_MEMORY_TYPE_HOST     ? "USM host"
+                    : props.type == ZE_MEMORY_TYPE_SHARED ? "USM shared"
+                                                          : "pageable host");
+}
+
 core::Ref<core::TaskQueue> ZeDevice::createQueue(const core::QueueOptions &options) {
   return core::makeRef<ZeQueue>(core::Ref<ZeDevice>(this), options);
 }

@@ -263,6 +263,26 @@ TEST_F(LevelZeroTest, IspcrtIgcOptionsReachTheDriverAsIspcrtReadsThem) {
   }
 }
 
+TEST_F(LevelZeroTest, DeviceMemoryCannotBeADeviceViewsHostCopy) {
+  Array<int32_t> onDevice(*device, 64);
+  XpurtMemoryView view = nullptr;
+  EXPECT_EQ(xpurtNewMemoryView(device->handle(), onDevice.devicePtr(), 64 * sizeof(int32_t),
+                               XPURT_ALLOC_TYPE_DEVICE, &view),
+            XPURT_ERROR_INVALID_ARGUMENT);
+  std::string message = xpurtLastErrorMessage();
+  EXPECT_NE(message.find("Level Zero device memory"), std::string::npos) << message;
+  EXPECT_EQ(view, nullptr);
+  // Host memory of the application, and USM host memory, are fine.
+  std::vector<int32_t> host(64, 7);
+  Array<int32_t> wrapped(*device, host);
+  Array<int32_t, AllocType::Host> usmHost(*device, 64);
+  Array<int32_t> wrappedUsm(*device, usmHost.hostPtr(), 64);
+  TaskQueue queue(*device);
+  queue.copyToDevice(wrapped);
+  queue.copyToDevice(wrappedUsm);
+  queue.sync();
+}
+
 TEST_F(LevelZeroTest, ANativeBinaryForAnIntelGpuIsRefusedWithTheBuildLog) {
   std::ifstream in(XPURT_TEST_ZEBIN, std::ios::binary);
   if (!in) GTEST_SKIP() << "no zebin was built (ocloc is not installed)";
