@@ -4,6 +4,7 @@
 #include "core/log.hpp"
 #include "core/spin_wait.hpp"
 #include "cpu/cpu_kernel.hpp"
+#include "cpu/tbb_hand_off.hpp"
 #include "driver.hpp"
 #include "entry.hpp"
 #include "events.hpp"
@@ -89,9 +90,15 @@ void CommandRunner::run(std::span<Command> commands, CommandList *source) {
     while (end < commands.size() && commands[end].kind == CommandKind::Launch &&
            commands[end].waits.empty())
       ++end;
-    device_.cpu().arenaForLaunch().execute([&] {
+    // The arena may run the body on one of its own threads: say so to ThreadSanitizer
+    // (oneTBB is not instrumented), as the CPU queue does.
+    auto body = [&] {
       for (size_t k = i; k < end; ++k) runOne(commands[k], source);
-    });
+    };
+    cpu::TbbHandOff handOff;
+    handOff.send();
+    device_.cpu().arenaForLaunch().execute(handOff.wrap(body));
+    handOff.joined();
     i = end;
   }
 }
