@@ -119,11 +119,10 @@ std::string buildFlags(const std::string &moduleFlags) {
 }
 
 ZeModule::ZeModule(core::Ref<ZeDevice> device, std::string name, ze_module_handle_t handle,
-                   std::map<std::string, core::KernelSignature> signatures, bool reflected)
+                   std::map<std::string, core::KernelSignature> signatures)
     : core::Module(std::move(device), std::move(name)),
       handle_(handle),
-      signatures_(std::move(signatures)),
-      reflected_(reflected) {}
+      signatures_(std::move(signatures)) {}
 
 ZeModule::~ZeModule() {
   if (ze_result_t r = zeModuleDestroy(handle_); r != ZE_RESULT_SUCCESS)
@@ -190,7 +189,7 @@ core::Ref<core::Module> loadZeSpirvModule(core::Ref<ZeDevice> device,
     signatures.emplace(k.name, k.signature());
   ze_module_handle_t module =
       createModule(*device, ZE_MODULE_FORMAT_IL_SPIRV, bytes, name, options);
-  return core::makeRef<ZeModule>(std::move(device), name, module, std::move(signatures), true);
+  return core::makeRef<ZeModule>(std::move(device), name, module, std::move(signatures));
 }
 
 core::Ref<core::Module> loadZeNativeModule(core::Ref<ZeDevice> device,
@@ -213,7 +212,7 @@ core::Ref<core::Module> loadZeNativeModule(core::Ref<ZeDevice> device,
   ze_module_handle_t module =
       createModule(*device, ZE_MODULE_FORMAT_NATIVE, data, library.name, options);
   return core::makeRef<ZeModule>(std::move(device), library.name, module,
-                                 std::map<std::string, core::KernelSignature>{}, false);
+                                 std::map<std::string, core::KernelSignature>{});
 }
 
 }  // namespace xpurt::level_zero

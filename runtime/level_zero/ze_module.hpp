@@ -21,7 +21,7 @@ namespace xpurt::level_zero {
 class ZeModule final : public core::Module {
  public:
   ZeModule(core::Ref<ZeDevice> device, std::string name, ze_module_handle_t handle,
-           std::map<std::string, core::KernelSignature> signatures, bool reflected);
+           std::map<std::string, core::KernelSignature> signatures);
   ~ZeModule() override;
 
   ze_module_handle_t handle() const { return handle_; }
@@ -29,8 +29,8 @@ class ZeModule final : public core::Module {
 
  private:
   ze_module_handle_t handle_;
+  // The kernels' signatures where xpurt reflected them (SPIR-V; not a native binary).
   std::map<std::string, core::KernelSignature> signatures_;
-  bool reflected_;  // signatures_ lists every kernel
 };
 
 // A kernel: the module's entry point by name. Level Zero kernel objects hold their arguments
