@@ -158,7 +158,6 @@ class LevelZeroBackend final : public core::Backend {
       std::vector<ze_device_handle_t> handles(count);
       if (zeDeviceGet(driver, &count, handles.data()) != ZE_RESULT_SUCCESS) continue;
       for (ze_device_handle_t h : handles) {
-        driverDevices_[driver].push_back(h);
         if (auto d = describe(driver, h)) devices_.push_back(std::move(*d));
       }
     }
@@ -181,14 +180,13 @@ class LevelZeroBackend final : public core::Backend {
     std::lock_guard lock(contextMutex_);
     std::weak_ptr<ZeContext> &slot = contexts_[driver];
     if (auto living = slot.lock()) return living;
-    auto context = std::make_shared<ZeContext>(driver, driverDevices_[driver]);
+    auto context = std::make_shared<ZeContext>(driver);
     slot = context;
     return context;
   }
 
   std::once_flag discoverOnce_;
   std::vector<ZeDeviceDescription> devices_;
-  std::map<ze_driver_handle_t, std::vector<ze_device_handle_t>> driverDevices_;
   std::mutex contextMutex_;
   std::map<ze_driver_handle_t, std::weak_ptr<ZeContext>> contexts_;
 };

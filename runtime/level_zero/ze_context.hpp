@@ -6,7 +6,6 @@
 #include <level_zero/ze_api.h>
 
 #include <string>
-#include <vector>
 
 namespace xpurt::level_zero {
 
@@ -15,9 +14,6 @@ struct ZeExtensions {
   // ZE_experimental_global_offset: launches with a global offset (zeKernelSetGlobalOffsetExp,
   // called through the loader, which dispatches it to the driver).
   bool globalOffset = false;
-  // Level Zero 1.6: waits for an immediate command list without an event.
-  using HostSynchronize = ze_result_t (*)(ze_command_list_handle_t, uint64_t);
-  HostSynchronize commandListHostSynchronize = nullptr;
   // Level Zero 1.10: why the calling thread's last call failed, in the driver's words.
   using LastErrorDescription = ze_result_t (*)(ze_driver_handle_t, const char **);
   LastErrorDescription lastErrorDescription = nullptr;
@@ -26,7 +22,7 @@ struct ZeExtensions {
 class ZeContext {
  public:
   // Creates the context for every device of the driver; throws on failure.
-  ZeContext(ze_driver_handle_t driver, const std::vector<ze_device_handle_t> &devices);
+  explicit ZeContext(ze_driver_handle_t driver);
   ~ZeContext();
   ZeContext(const ZeContext &) = delete;
   ZeContext &operator=(const ZeContext &) = delete;

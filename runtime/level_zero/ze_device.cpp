@@ -11,10 +11,8 @@
 
 namespace xpurt::level_zero {
 
-ZeContext::ZeContext(ze_driver_handle_t driver, const std::vector<ze_device_handle_t> &devices)
-    : driver_(driver) {
+ZeContext::ZeContext(ze_driver_handle_t driver) : driver_(driver) {
   auto desc = zeStruct<ze_context_desc_t>(ZE_STRUCTURE_TYPE_CONTEXT_DESC);
-  (void)devices;  // zeContextCreate covers every device of the driver
   check(zeContextCreate(driver, &desc, &context_), "zeContextCreate");
   // Extensions the driver names, and entry points of Level Zero versions newer than 1.4 that
   // the loader in this process may export.
@@ -26,8 +24,6 @@ ZeContext::ZeContext(ze_driver_handle_t driver, const std::vector<ze_device_hand
         if (std::string_view(ext[i].name) == ZE_GLOBAL_OFFSET_EXP_NAME)
           extensions_.globalOffset = true;
   }
-  extensions_.commandListHostSynchronize = reinterpret_cast<ZeExtensions::HostSynchronize>(
-      dlsym(RTLD_DEFAULT, "zeCommandListHostSynchronize"));
   // Newer loaders export it; a driver may offer it as an extension function before that.
   extensions_.lastErrorDescription = reinterpret_cast<ZeExtensions::LastErrorDescription>(
       dlsym(RTLD_DEFAULT, "zeDriverGetLastErrorDescription"));
@@ -36,9 +32,9 @@ ZeContext::ZeContext(ze_driver_handle_t driver, const std::vector<ze_device_hand
       zeDriverGetExtensionFunctionAddress(driver, "zeDriverGetLastErrorDescription", &fn) ==
           ZE_RESULT_SUCCESS)
     extensions_.lastErrorDescription = reinterpret_cast<ZeExtensions::LastErrorDescription>(fn);
-  core::log().debug("Level Zero: global offsets {}, zeCommandListHostSynchronize {}",
+  core::log().debug("Level Zero: global offsets {}, zeDriverGetLastErrorDescription {}",
                     extensions_.globalOffset ? "supported" : "not supported",
-                    extensions_.commandListHostSynchronize ? "present" : "absent");
+                    extensions_.lastErrorDescription ? "present" : "absent");
 }
 
 std::string ZeContext::lastError() const {

@@ -38,7 +38,6 @@ ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
     destroyLanes();
     throw;
   }
-  copiesOnCopyLane_ = copy_.list != compute_.list || copyEngine;
   completions_ = std::make_shared<Completions>(*zeDevice_, failures(), !options.outOfOrder);
   completionThread_ = std::thread([c = completions_] { c->run(); });
 }
@@ -99,7 +98,7 @@ ZeQueue::Lane ZeQueue::createLane(uint32_t ordinal, uint32_t index, uint32_t max
 
 ZeQueue::Lane &ZeQueue::laneFor(const core::Command &cmd) {
   bool copyOrFill = cmd.type == core::Command::Type::Copy || cmd.type == core::Command::Type::Fill;
-  if (copyOrFill && copiesOnCopyLane_) return copy_;
+  if (copyOrFill) return copy_;  // the compute lane itself where there is no copy lane
   if (cmd.isLaunch() && !moreCompute_.empty()) {
     size_t at = nextCompute_++ % (moreCompute_.size() + 1);
     return at == 0 ? compute_ : moreCompute_[at - 1];
@@ -244,13 +243,26 @@ void ZeQueue::setGroupSize(KernelClone &clone, const std::array<uint32_t, 3> &si
 
 void ZeQueue::appendLaunch(core::Command &cmd, Lane &lane, ze_event_handle_t signal,
                            std::vector<ze_event_handle_t> &wait) {
+  bool task = cmd.type == core::Command::Type::Launch;
+  // Work-groups per dimension: one per task (ISPCRT's task model), or global / local.
+  std::array<uint64_t, 3> counts{};
+  for (int d = 0; d < 3; ++d)
+    counts[d] = task ? cmd.dims[d] : cmd.range.globalSize[d] / cmd.range.localSize[d];
+  const ze_device_compute_properties_t &limits = zeDevice_->description().compute;
+  const uint32_t most[3] = {limits.maxGroupCountX, limits.maxGroupCountY, limits.maxGroupCountZ};
+  for (int d = 0; d < 3; ++d)
+    if (counts[d] > most[d])
+      core::fail(XPURT_ERROR_OUT_OF_RANGE,
+                 "kernel '{}': {} work-groups in dimension {}; {} runs at most {}: use larger "
+                 "work-groups or split the launch",
+                 cmd.kernel->name(), counts[d], d, zeDevice_->label(), most[d]);
+  ze_group_count_t groups{static_cast<uint32_t>(counts[0]), static_cast<uint32_t>(counts[1]),
+                          static_cast<uint32_t>(counts[2])};
+
   KernelClone &clone = cloneOf(*cmd.kernel);
-  ze_group_count_t groups{1, 1, 1};
   std::array<uint32_t, 3> groupSize{1, 1, 1};
   std::array<uint32_t, 3> offset{0, 0, 0};
-  if (cmd.type == core::Command::Type::Launch) {
-    // ISPCRT's task model: one work-group per task.
-    groups = {cmd.dims[0], cmd.dims[1], cmd.dims[2]};
+  if (task) {
     void *params = cmd.params();
     const core::KernelSignature *signature = cmd.kernel->signature();
     if (signature) {
@@ -275,31 +287,11 @@ void ZeQueue::appendLaunch(core::Command &cmd, Lane &lane, ze_event_handle_t sig
         setArg(clone, i, a.size, args.data.data() + a.offset);
       }
     }
-    const core::NDRange &r = cmd.range;
-    uint32_t *counts[3] = {&groups.groupCountX, &groups.groupCountY, &groups.groupCountZ};
     for (int d = 0; d < 3; ++d) {
-      groupSize[d] = static_cast<uint32_t>(r.localSize[d]);
-      *counts[d] = static_cast<uint32_t>(r.globalSize[d] / r.localSize[d]);
-      offset[d] = static_cast<uint32_t>(r.globalOffset[d]);
+      groupSize[d] = static_cast<uint32_t>(cmd.range.localSize[d]);
+      offset[d] = static_cast<uint32_t>(cmd.range.globalOffset[d]);
     }
   }
-  const ze_device_compute_properties_t &limits = zeDevice_->description().compute;
-  const uint64_t counts[3] = {groups.groupCountX, groups.groupCountY, groups.groupCountZ};
-  const uint32_t most[3] = {limits.maxGroupCountX, limits.maxGroupCountY, limits.maxGroupCountZ};
-  if (cmd.type == core::Command::Type::LaunchKernel)
-    for (int d = 0; d < 3; ++d) {
-      uint64_t wanted = cmd.range.globalSize[d] / cmd.range.localSize[d];
-      if (wanted > most[d] || wanted != counts[d])
-        core::fail(XPURT_ERROR_OUT_OF_RANGE,
-                   "kernel '{}': {} work-groups in dimension {}; {} runs at most {}: use larger "
-                   "work-groups or split the launch",
-                   cmd.kernel->name(), wanted, d, zeDevice_->label(), most[d]);
-    }
-  for (int d = 0; d < 3; ++d)
-    if (counts[d] > most[d])
-      core::fail(XPURT_ERROR_OUT_OF_RANGE,
-                 "kernel '{}': {} tasks in dimension {}; {} runs at most {}: split the launch",
-                 cmd.kernel->name(), counts[d], d, zeDevice_->label(), most[d]);
   setGroupSize(clone, groupSize);
   if (clone.offset != offset) {
     if (!zeDevice_->context().extensions().globalOffset)

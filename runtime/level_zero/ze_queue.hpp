@@ -70,7 +70,6 @@ class ZeQueue final : public core::TaskQueue {
   // launches may run side by side on a driver that runs each list in order.
   std::vector<Lane> moreCompute_;
   size_t nextCompute_ = 0;
-  bool copiesOnCopyLane_ = false;
   SlotRef last_;                                // in-order queues: the previous command's event
   std::vector<ze_event_handle_t> waitScratch_;  // a command's wait list, under appendMutex_
   std::unordered_map<const core::Kernel *, KernelClone> clones_;
