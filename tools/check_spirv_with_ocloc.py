@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Builds every SPIR-V module of the project with Intel's offline GPU compiler (ocloc, IGC).
 
-Each module listed in the build's spirv_modules.txt is compiled for each target (an
-integrated GPU and a data-centre GPU) as a Level Zero GPU driver would build it. A module
+Each module listed in the build's spirv_modules.txt is first written as xpurt's Level Zero
+backend hands it to a driver (xpurt-lower-spirv: newer extensions' instructions in core
+SPIR-V), then compiled for each target (an integrated GPU and a data-centre GPU) as a Level
+Zero GPU driver would build it. A module
 Intel's compiler refuses fails the check, unless the refusal is a known property of the
 target or of this compiler version, listed in the refusals file with the message it gives
 (or built in: a module declaring Float64 on a target without doubles). A listed refusal that
 no longer happens fails too, so the list stays true.
 
   check_spirv_with_ocloc.py --modules build/spirv_modules.txt \\
-      --refusals tests/level_zero/ocloc_refusals.txt --work build/ocloc [--jobs 2]
+      --refusals tests/level_zero/ocloc_refusals.txt --lower build/bin/xpurt-lower-spirv \\
+      --work build/ocloc [--jobs 2]
 """
 import argparse
 import concurrent.futures
@@ -60,6 +63,15 @@ def read_refusals(path):
     return refusals
 
 
+def lower(tool, module, work):
+    """The module as the backend hands it to a driver; None and the message if refused."""
+    name = os.path.splitext(os.path.basename(module))[0]
+    out = os.path.join(work, f"{name}.spv")
+    run = subprocess.run([tool, module, out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, errors="replace")
+    return (out, run.stdout) if run.returncode == 0 else (None, run.stdout)
+
+
 def compile_one(ocloc, module, target, work):
     name = os.path.splitext(os.path.basename(module))[0]
     out = os.path.join(work, f"{name}_{target}")
@@ -79,6 +91,7 @@ def main():
     parser.add_argument("--modules", required=True)
     parser.add_argument("--refusals", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--lower", required=True, help="xpurt-lower-spirv")
     parser.add_argument("--ocloc", default=shutil.which("ocloc"))
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
@@ -88,8 +101,16 @@ def main():
     modules = sorted({l.strip() for l in open(args.modules) if l.strip()})
     refusals = read_refusals(args.refusals)
     os.makedirs(args.work, exist_ok=True)
-    jobs = [(m, t) for m in modules for t in TARGETS]
-    failures, seen = [], set()
+    failures, seen, lowered = [], set(), []
+    for m in modules:
+        path, text = lower(args.lower, m, args.work)
+        if path is None:
+            failures.append(f"{m}: refused by xpurt's intake: {text.strip()}")
+            continue
+        if text.strip():
+            print(text.strip())
+        lowered.append(path)
+    jobs = [(m, t) for m in lowered for t in TARGETS]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = pool.map(lambda j: compile_one(args.ocloc, j[0], j[1], args.work) + (j[0],), jobs)
         for name, target, rc, text, seconds, path in results:

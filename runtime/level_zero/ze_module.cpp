@@ -5,9 +5,12 @@
 #include "core/jit_worker.hpp"
 #include "core/log.hpp"
 #include "jit_build_id.h"
+#include "spirv/extension_lowering.hpp"
 #include "spirv/kernel_reflection.hpp"
 #include "spirv/spirv_binary.hpp"
 #include "ze_call.hpp"
+
+#include <fmt/format.h>
 
 #include <fstream>
 #include <iterator>
@@ -187,8 +190,14 @@ core::Ref<core::Module> loadZeSpirvModule(core::Ref<ZeDevice> device,
   std::map<std::string, core::KernelSignature> signatures;
   for (const spirv::KernelInfo &k : reflect(bytes, checked.words, name, options))
     signatures.emplace(k.name, k.signature());
-  ze_module_handle_t module =
-      createModule(*device, ZE_MODULE_FORMAT_IL_SPIRV, bytes, name, options);
+  // The driver gets the module with newer extensions' instructions in core SPIR-V: the Level
+  // Zero API does not say which extensions its compiler reads.
+  spirv::LoweredModule lowered = spirv::lowerNewerExtensions(checked.words, name);
+  if (!lowered.extensions.empty())
+    core::log().debug("SPIR-V module '{}': {} rewritten in core SPIR-V for the driver", name,
+                      fmt::join(lowered.extensions, ", "));
+  std::span<const std::byte> il = std::as_bytes(std::span<const uint32_t>(lowered.words));
+  ze_module_handle_t module = createModule(*device, ZE_MODULE_FORMAT_IL_SPIRV, il, name, options);
   return core::makeRef<ZeModule>(std::move(device), name, module, std::move(signatures));
 }
 

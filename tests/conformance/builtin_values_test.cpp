@@ -390,6 +390,84 @@ TEST_P(BuiltinValuesTest, HalfMathIsWithinItsUlpLimits) {
   }
 }
 
+namespace bits {
+
+uint64_t reverse(uint64_t x, unsigned width) {
+  uint64_t r = 0;
+  for (unsigned i = 0; i < width; ++i) r |= ((x >> i) & 1) << (width - 1 - i);
+  return r;
+}
+uint64_t low(unsigned count) {
+  return count >= 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
+}
+uint64_t truncate(uint64_t x, unsigned width) {
+  return x & low(width);
+}
+uint64_t extractUnsigned(uint64_t x, unsigned off, unsigned cnt) {
+  return cnt == 0 ? 0 : (x >> off) & low(cnt);
+}
+int64_t extractSigned(uint64_t x, unsigned off, unsigned cnt) {
+  if (cnt == 0) return 0;
+  uint64_t field = extractUnsigned(x, off, cnt), top = uint64_t{1} << (cnt - 1);
+  return int64_t((field ^ top) - top);
+}
+uint64_t insert(uint64_t base, uint64_t insert, unsigned off, unsigned cnt, unsigned width) {
+  if (cnt == 0) return truncate(base, width);
+  uint64_t mask = low(cnt) << off;
+  return truncate((base & ~mask) | ((insert << off) & mask), width);
+}
+
+}  // namespace bits
+
+TEST_P(BuiltinValuesTest, BitInstructionsAtEveryWidthWithEmptyAndWholeFields) {
+  std::vector<uint64_t> xs{0, ~uint64_t{0}, 0x8000000000000001ull, 0x0123456789abcdefull,
+                           0xf0e1d2c3b4a59687ull};
+  std::vector<std::pair<unsigned, unsigned>> fields{{0, 0},   {0, 64}, {64, 0}, {63, 1},
+                                                    {0, 1},   {7, 1},  {8, 8},  {3, 29},
+                                                    {32, 32}, {1, 62}, {16, 0}, {5, 17}};
+  std::vector<uint64_t> x, y;
+  std::vector<uint32_t> off, cnt;
+  for (uint64_t a : xs)
+    for (auto [f, c] : fields) {
+      x.push_back(a);
+      y.push_back(~a * 0x9e3779b97f4a7c15ull);
+      off.push_back(f);
+      cnt.push_back(c);
+    }
+  size_t n = x.size();
+  Array<uint64_t> xd(device, x), yd(device, y);
+  Array<uint32_t> offd(device, off), cntd(device, cnt);
+  Array<uint64_t, AllocType::Shared> out(device, n * 24);
+  for (auto *a : {&xd, &yd}) queue.copyToDevice(*a);
+  queue.copyToDevice(offd);
+  queue.copyToDevice(cntd);
+  queue.launch(Kernel(kernels, "bit_instruction_edges"), Range(n), {xd, yd, offd, cntd, out});
+  queue.sync();
+  for (size_t i = 0; i < n; ++i) {
+    SCOPED_TRACE(testing::Message() << std::hex << "x " << x[i] << " y " << y[i] << std::dec
+                                    << " offset " << off[i] << " count " << cnt[i]);
+    const uint64_t *o = out.hostPtr() + i * 24;
+    unsigned width = 8;
+    for (int k = 0; k < 4; ++k, width *= 2, o += 5) {
+      SCOPED_TRACE(testing::Message() << width << " bits");
+      uint64_t a = bits::truncate(x[i], width), b = bits::truncate(y[i], width);
+      unsigned f = std::min(off[i], width), c = std::min(cnt[i], width - f);
+      EXPECT_EQ(o[0], bits::reverse(a, width)) << "bit_reverse";
+      EXPECT_EQ(o[1], uint64_t(std::popcount(a))) << "popcount";
+      EXPECT_EQ(o[2], bits::extractUnsigned(a, f, c)) << "bitfield_extract_unsigned";
+      EXPECT_EQ(o[3], uint64_t(bits::extractSigned(a, f, c))) << "bitfield_extract_signed";
+      EXPECT_EQ(o[4], bits::insert(a, b, f, c, width)) << "bitfield_insert";
+    }
+    uint32_t v[4] = {uint32_t(x[i]), uint32_t(x[i] >> 32), uint32_t(y[i]), uint32_t(y[i] >> 32)};
+    unsigned f = std::min(off[i], 32u), c = std::min(cnt[i], 32u - f);
+    for (int k = 0; k < 4; ++k) {
+      uint64_t want = bits::reverse(v[k], 32) ^ uint64_t(std::popcount(v[k])) ^
+                      bits::extractUnsigned(v[k], f, c) ^ bits::insert(v[k], v[3 - k], f, c, 32);
+      EXPECT_EQ(o[k], want) << "uint4 component " << k;
+    }
+  }
+}
+
 TEST_P(BuiltinValuesTest, AnIcpxShapedModuleRunsWithItsHintsAndSubGroups) {
   Module icpx(device, "xpurt_test_icpx_shaped");
   constexpr size_t global = 64, group = 32, n = 60;
@@ -415,12 +493,12 @@ TEST_P(BuiltinValuesTest, AnIcpxShapedModuleRunsWithItsHintsAndSubGroups) {
       EXPECT_EQ(o[0], -1.0f);
       continue;
     }
-    EXPECT_EQ(o[0], 0.5f * 28);                          // reduce over a sub-group of 8
-    EXPECT_EQ(o[1], 0.5f * float((l % 8) ^ 1));          // intel shuffle
-    EXPECT_EQ(o[2], 8.0f);                               // the required sub-group size
-    EXPECT_EQ(o[3], 0.5f * float((group - 1 - l) % 8));  // the local accessor, mirrored
+    EXPECT_EQ(o[0], 0.5f * 120);                          // reduce over a sub-group of 16
+    EXPECT_EQ(o[1], 0.5f * float((l % 16) ^ 1));          // intel shuffle
+    EXPECT_EQ(o[2], 16.0f);                               // the required sub-group size
+    EXPECT_EQ(o[3], 0.5f * float((group - 1 - l) % 16));  // the local accessor, mirrored
   }
-  EXPECT_EQ(sum.hostPtr()[0], 0.5f * 28 * (global / 8));  // float atomic add, every item
+  EXPECT_EQ(sum.hostPtr()[0], 0.5f * 120 * (global / 16));  // float atomic add, every item
 }
 
 TEST_P(BuiltinValuesTest, GeometricFunctionsAgainstADoubleReference) {

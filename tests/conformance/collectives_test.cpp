@@ -144,19 +144,38 @@ TEST_P(CollectivesTest, SubGroupsOfSixteenOnFullAndPartialGroups) {
 }
 
 TEST_P(CollectivesTest, ARequiredSubGroupSizeIsHonoured) {
-  constexpr size_t n = 44;  // groups of 22: sub-groups of 8, 8 and 6
+  constexpr size_t n = 140, group = 70;  // sub-groups of 32, 32 and 6
   std::vector<int> values = inputValues(n);
   Array<int> in(device, values);
   Array<int, AllocType::Shared> out(device, n * 2);
   queue.copyToDevice(in);
-  queue.launch(Kernel(collectives, "sub_groups_of_eight"), Range(n).local(22), {in, out});
+  queue.launch(Kernel(collectives, "sub_groups_of_thirty_two"), Range(n).local(group), {in, out});
   queue.sync();
   for (size_t g = 0; g < n; ++g) {
-    size_t local = g % 22, first = g - local % 8, size = std::min<size_t>(8, 22 - local / 8 * 8);
+    size_t local = g % group, first = g - local % 32;
+    size_t size = std::min<size_t>(32, group - local / 32 * 32);
     int hi = INT32_MIN;
     for (size_t k = first; k < first + size; ++k) hi = std::max(hi, values[k]);
     EXPECT_EQ(out.hostPtr()[g * 2], static_cast<int>(size)) << g;
     EXPECT_EQ(out.hostPtr()[g * 2 + 1], hi) << g;
+  }
+}
+
+TEST_P(CollectivesTest, SubGroupRotatesOnFullAndPartialSubGroups) {
+  constexpr size_t n = 88, group = 44;  // sub-groups of 16, 16 and 12
+  std::vector<int> values = inputValues(n);
+  Array<int> in(device, values);
+  Array<int, AllocType::Shared> out(device, n * 3);
+  queue.copyToDevice(in);
+  queue.launch(Kernel(collectives, "sub_group_rotates"), Range(n).local(group), {in, out});
+  queue.sync();
+  for (size_t g = 0; g < n; ++g) {
+    size_t local = g % group, first = g - local % 16, id = local % 16;
+    size_t size = std::min<size_t>(16, group - local / 16 * 16);
+    SCOPED_TRACE(testing::Message() << "work-item " << g);
+    EXPECT_EQ(out.hostPtr()[g * 3], values[first + (id + 3) % size]);
+    EXPECT_EQ(out.hostPtr()[g * 3 + 1], values[first + (id & ~size_t{3}) + ((id + 1) & 3)]);
+    EXPECT_EQ(out.hostPtr()[g * 3 + 2], values[first + (id + size - 1) % size]);
   }
 }
 
@@ -237,9 +256,9 @@ TEST_P(CollectivesTest, ABarrierOnlySomeWorkItemsReachFailsTheLaunchAndNothingEl
   Array<int> in(device, values);
   Array<int, AllocType::Shared> pairs(device, n * 2);
   queue.copyToDevice(in);
-  queue.launch(Kernel(collectives, "sub_groups_of_eight"), Range(n).local(32), {in, pairs});
+  queue.launch(Kernel(collectives, "sub_groups_of_thirty_two"), Range(n).local(32), {in, pairs});
   queue.sync();
-  EXPECT_EQ(pairs.hostPtr()[0], 8);
+  EXPECT_EQ(pairs.hostPtr()[0], 32);
 }
 
 XPURT_INSTANTIATE_CONFORMANCE(CollectivesTest);

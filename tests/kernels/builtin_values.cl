@@ -183,3 +183,32 @@ kernel void geometric(global const float4 *a, global const float4 *b, global flo
   o[10] = fast_length(a[k]);
   o[11] = dot(a[k].xyz, b[k].xyz);
 }
+
+// cl_khr_extended_bit_ops and popcount at every integer width and on a vector, with fields
+// from empty to the whole width (Level Zero devices get these rewritten in core SPIR-V).
+#define BIT_EDGES(T, bits, x, y, off, cnt, o)                                   \
+  o[0] = (ulong)bit_reverse((T)x);                                             \
+  o[1] = (ulong)popcount((T)x);                                                \
+  o[2] = (ulong)bitfield_extract_unsigned((T)x, off, cnt);                     \
+  o[3] = (ulong)(long)bitfield_extract_signed((T)x, off, cnt);                 \
+  o[4] = (ulong)bitfield_insert((T)x, (T)y, off, cnt)
+
+kernel void bit_instruction_edges(global const ulong *x, global const ulong *y,
+                                  global const uint *off, global const uint *cnt,
+                                  global ulong *out) {
+  size_t i = get_global_id(0);
+  global ulong *o = out + i * 24;
+  uint f = off[i], c = cnt[i];
+  BIT_EDGES(uchar, 8, x[i], y[i], min(f, 8u), min(c, 8u - min(f, 8u)), o);
+  BIT_EDGES(ushort, 16, x[i], y[i], min(f, 16u), min(c, 16u - min(f, 16u)), (o + 5));
+  BIT_EDGES(uint, 32, x[i], y[i], min(f, 32u), min(c, 32u - min(f, 32u)), (o + 10));
+  BIT_EDGES(ulong, 64, x[i], y[i], f, c, (o + 15));
+  uint4 v = (uint4)((uint)x[i], (uint)(x[i] >> 32), (uint)y[i], (uint)(y[i] >> 32));
+  uint fv = min(f, 32u), cv = min(c, 32u - fv);
+  uint4 r = bit_reverse(v) ^ popcount(v) ^ bitfield_extract_unsigned(v, fv, cv) ^
+            bitfield_insert(v, v.wzyx, fv, cv);
+  o[20] = r.x;
+  o[21] = r.y;
+  o[22] = r.z;
+  o[23] = r.w;
+}

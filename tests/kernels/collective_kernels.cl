@@ -34,11 +34,22 @@ kernel void sub_group_functions(global const int *in, global int *out) {
   o[11] = get_max_sub_group_size();
 }
 
-__attribute__((intel_reqd_sub_group_size(8)))
-kernel void sub_groups_of_eight(global const int *in, global int *out) {
+// 32: a size other than the CPU's default that every Intel GPU since Gen9 runs (Xe-HPC runs
+// only 16 and 32).
+__attribute__((intel_reqd_sub_group_size(32)))
+kernel void sub_groups_of_thirty_two(global const int *in, global int *out) {
   size_t g = get_global_linear_id();
   out[g * 2] = get_sub_group_size();
   out[g * 2 + 1] = sub_group_reduce_max(in[g]);
+}
+
+// cl_khr_subgroup_rotate: over the whole sub-group and within clusters of 4.
+kernel void sub_group_rotates(global const int *in, global int *out) {
+  size_t g = get_global_linear_id();
+  int x = in[g];
+  out[g * 3] = sub_group_rotate(x, 3);
+  out[g * 3 + 1] = sub_group_clustered_rotate(x, 1, 4);
+  out[g * 3 + 2] = sub_group_rotate(x, get_sub_group_size() - 1);
 }
 
 // Float atomics from every work-item on one address.
