@@ -388,8 +388,8 @@ bool lowerBitInstruction(Rewriter &r, const Instruction &i) {
 // OpBitCount: Base and Result may have different component widths.
 bool lowerBitCount(Rewriter &r, const Instruction &i) {
   uint32_t type = r.typeOf(i.words[3]);
-  auto components = r.integerComponents(type);
-  if (!components) return false;
+  auto components = r.integerComponents(type), resultComponents = r.integerComponents(i.type);
+  if (!components || !resultComponents) return false;
   uint32_t width = r.widthOf(components->first);
   if (width != 8 && width != 16 && width != 32 && width != 64) return false;
   auto c = [&](uint64_t v) { return r.constantOf(type, v); };
@@ -404,7 +404,7 @@ bool lowerBitCount(Rewriter &r, const Instruction &i) {
           c(alternatingMask(width, 4)));
   if (width > 8)  // each byte holds its count: their sum collects in the top byte
     x = bin(op::ShiftRightLogical, bin(op::IMul, x, c(0x0101010101010101ull)), c(width - 8));
-  uint32_t resultWidth = r.widthOf(r.integerComponents(i.type)->first);
+  uint32_t resultWidth = r.widthOf(resultComponents->first);
   uint16_t finish = i.type == type         ? op::CopyObject
                     : resultWidth == width ? op::Bitcast
                                            : op::UConvert;
