@@ -182,9 +182,7 @@ core::Ref<core::Module> loadZeSpirvModule(core::Ref<ZeDevice> device,
                                           const core::ModuleOptions &options) {
   // The driver's compiler decides which capabilities it takes: the intake checks everything
   // else (header, validation, what the translator reading the module for reflection needs).
-  std::vector<uint32_t> words = spirv::toWords(bytes, name);
-  std::vector<uint32_t> capabilities = spirv::readPreamble(words, name).capabilities;
-  spirv::CheckedModule checked = spirv::checkModule(bytes, name, capabilities, device->label());
+  spirv::CheckedModule checked = spirv::checkModule(bytes, name, device->label());
   for (const std::string &w : checked.warnings)
     core::log().debug("SPIR-V module '{}': {}", name, w);
   std::map<std::string, core::KernelSignature> signatures;

@@ -142,14 +142,13 @@ class Rewriter {
       if (i.opcode == op::EntryPoint && !interface_.empty()) {
         // Every entry point lists the built-ins the rewritten code reads: which functions an
         // entry point calls is not worth finding out for an unused Input variable.
-        Instruction entry = i;
-        size_t listed = 3 + literalString(i, 3).size() / 4 + 1;
-        std::set<uint32_t> present(entry.words.begin() + std::min(listed, entry.words.size()),
-                                   entry.words.end());
+        std::vector<uint32_t> operands(i.words.begin() + 1, i.words.end());
+        size_t listed = 2 + literalString(i, 3).size() / 4 + 1;
+        std::set<uint32_t> present(operands.begin() + std::min(listed, operands.size()),
+                                   operands.end());
         for (uint32_t v : interface_)
-          if (!present.count(v)) entry.words.push_back(v);
-        entry.words[0] = uint32_t(entry.words.size()) << 16 | op::EntryPoint;
-        put(entry);
+          if (!present.count(v)) operands.push_back(v);
+        put(make(op::EntryPoint, 0, 0, operands));
         continue;
       }
       put(i);
@@ -244,10 +243,10 @@ class Rewriter {
   // --- Instructions in the function being rewritten -----------------------------------------
 
   // Appends an instruction with a result; `result` 0 takes a new id.
-  uint32_t emit(uint16_t opcode, uint32_t type, std::initializer_list<uint32_t> operands,
+  uint32_t emit(uint16_t opcode, uint32_t type, const std::vector<uint32_t> &operands,
                 uint32_t result = 0) {
     if (!result) result = bound_++;
-    body_->push_back(make(opcode, type, result, std::vector<uint32_t>(operands)));
+    body_->push_back(make(opcode, type, result, operands));
     typeOf_[result] = type;
     return result;
   }
@@ -270,12 +269,9 @@ class Rewriter {
     if (undefined == undefined_.end())
       undefined = undefined_.emplace(type, global(op::Undef, type, {})).first;
     uint32_t first = emit(op::CompositeInsert, type, {scalar, undefined->second, 0});
-    Instruction shuffle = make(op::VectorShuffle, type, bound_++, {first, first});
-    shuffle.words.insert(shuffle.words.end(), count, 0);
-    shuffle.words[0] = uint32_t(shuffle.words.size()) << 16 | op::VectorShuffle;
-    body_->push_back(shuffle);
-    typeOf_[shuffle.result] = type;
-    return shuffle.result;
+    std::vector<uint32_t> operands{first, first};
+    operands.resize(2 + count, 0);  // component 0 of the first vector, everywhere
+    return emit(op::VectorShuffle, type, operands);
   }
 
   // Shifts by an amount that may equal the width (all bits out), in two legal halves.

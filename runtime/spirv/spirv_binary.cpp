@@ -332,14 +332,31 @@ void checkTranslatable(std::span<const uint32_t> words, const std::string &name)
   checkIdsDefined(words, name);
 }
 
-CheckedModule checkModule(std::span<const std::byte> bytes, const std::string &name,
-                          std::span<const uint32_t> capabilities, const std::string &device) {
+namespace {
+
+// `capabilities` null: those the module declares.
+CheckedModule checkIntake(std::span<const std::byte> bytes, const std::string &name,
+                          const std::span<const uint32_t> *capabilities,
+                          const std::string &device) {
   CheckedModule checked;
   checked.words = toWords(bytes, name);
-  checkSupported(readPreamble(checked.words, name), capabilities, device, name);
+  Preamble preamble = readPreamble(checked.words, name);
+  checkSupported(preamble, capabilities ? *capabilities : preamble.capabilities, device, name);
   checked.warnings = validate(checked.words, name);
   checkTranslatable(checked.words, name);
   return checked;
+}
+
+}  // namespace
+
+CheckedModule checkModule(std::span<const std::byte> bytes, const std::string &name,
+                          std::span<const uint32_t> capabilities, const std::string &device) {
+  return checkIntake(bytes, name, &capabilities, device);
+}
+
+CheckedModule checkModule(std::span<const std::byte> bytes, const std::string &name,
+                          const std::string &device) {
+  return checkIntake(bytes, name, nullptr, device);
 }
 
 }  // namespace xpurt::spirv

@@ -50,5 +50,9 @@ struct CheckedModule {
 };
 CheckedModule checkModule(std::span<const std::byte> bytes, const std::string &name,
                           std::span<const uint32_t> capabilities, const std::string &device);
+// The same for a device whose compiler decides which capabilities it takes (a Level Zero
+// driver): every capability the module declares passes.
+CheckedModule checkModule(std::span<const std::byte> bytes, const std::string &name,
+                          const std::string &device);
 
 }  // namespace xpurt::spirv

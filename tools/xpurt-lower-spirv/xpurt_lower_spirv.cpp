@@ -25,10 +25,7 @@ int main(int argc, char **argv) {
   try {
     std::span<const std::byte> data(reinterpret_cast<const std::byte *>(bytes.data()),
                                     bytes.size());
-    std::vector<uint32_t> words = xpurt::spirv::toWords(data, argv[1]);
-    std::vector<uint32_t> capabilities = xpurt::spirv::readPreamble(words, argv[1]).capabilities;
-    xpurt::spirv::CheckedModule checked =
-        xpurt::spirv::checkModule(data, argv[1], capabilities, "level_zero");
+    xpurt::spirv::CheckedModule checked = xpurt::spirv::checkModule(data, argv[1], "level_zero");
     xpurt::spirv::LoweredModule lowered =
         xpurt::spirv::lowerNewerExtensions(checked.words, argv[1]);
     std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
