@@ -172,6 +172,18 @@ XPURT_API XpurtResult xpurtLoadModuleFromFile(XpurtDevice device, const char *pa
 XPURT_API XpurtResult xpurtLoadModuleFromMemory(XpurtDevice device, const void *data, size_t size,
                                                 const XpurtModuleOptions *options,
                                                 XpurtModule *module);
+/* Links SPIR-V modules loaded on `device` into a new module, as a program's object files are
+ * linked: each function or variable that one module declares without defining (`extern` in
+ * OpenCL C: SPIR-V's LinkageAttributes Import) is bound to the one module that defines it
+ * (Export), by name. A module that imports something, or a library without kernels, loads but
+ * gives no kernels until it is linked; the linked module gives every kernel of its parts.
+ * `options` apply to the linked module (NULL for none); the modules stay usable and are not
+ * changed; modules of different SPIR-V versions link as modules of the highest. A symbol
+ * defined nowhere or twice, a symbol whose types differ, a native module or a module of
+ * another device is an error. ISPCRT's ispcrtStaticLinkModules. */
+XPURT_API XpurtResult xpurtLinkModules(XpurtDevice device, const XpurtModule *modules,
+                                       uint32_t count, const XpurtModuleOptions *options,
+                                       XpurtModule *linked);
 XPURT_API XpurtResult xpurtNewKernel(XpurtModule module, const char *name, XpurtKernel *kernel);
 
 /* ---- task queues ------------------------------------------------------------------------ */

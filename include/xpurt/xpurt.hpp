@@ -292,6 +292,18 @@ class Module : public detail::Handle<XpurtModule> {
     detail::check(xpurtLoadModuleFromMemory(device.handle(), data, size, &o.c, &m));
     return Module(m);
   }
+  // One module from SPIR-V modules of `device` whose functions call each other's
+  // (xpurtLinkModules).
+  static Module link(const Device &device, const std::vector<Module> &modules,
+                     const ModuleOptions &options = {}) {
+    std::vector<XpurtModule> handles;
+    for (const Module &m : modules) handles.push_back(m.handle());
+    Options o(options);
+    XpurtModule m = nullptr;
+    detail::check(xpurtLinkModules(device.handle(), handles.data(),
+                                   static_cast<uint32_t>(handles.size()), &o.c, &m));
+    return Module(m);
+  }
 
  private:
   explicit Module(XpurtModule h) : Handle(h) {}

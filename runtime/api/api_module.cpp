@@ -2,6 +2,9 @@
 #include "api_common.hpp"
 #include "core/backend.hpp"
 #include "core/module_loader.hpp"
+#include "spirv/module_linking.hpp"
+
+#include <fmt/format.h>
 
 using namespace xpurt;
 
@@ -64,6 +67,42 @@ XPURT_API XpurtResult xpurtLoadModuleFromMemory(XpurtDevice device, const void *
                                                 XpurtModule *module) {
   core::ModuleSource source{core::ModuleSource::Kind::Memory, {}, data, size};
   return load("xpurtLoadModuleFromMemory", device, source, options, module);
+}
+
+XPURT_API XpurtResult xpurtLinkModules(XpurtDevice device, const XpurtModule *modules,
+                                       uint32_t count, const XpurtModuleOptions *options,
+                                       XpurtModule *linked) {
+  return api::guarded("xpurtLinkModules", [&] {
+    auto dev = api::lookup<core::Device>(device, "device");
+    api::checkOut(linked, "linked");
+    core::ModuleOptions linkedOptions = moduleOptions(options);
+    if (!modules || count == 0)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "xpurtLinkModules needs a non-NULL array of at least one module (count is {})",
+                 count);
+    std::vector<core::Ref<core::Module>> parts;  // held while the linker reads them
+    std::vector<spirv::LinkInput> inputs;
+    std::vector<std::string> names;
+    for (uint32_t i = 0; i < count; ++i) {
+      auto mod = api::lookup<core::Module>(modules[i], fmt::format("modules[{}]", i).c_str());
+      if (&mod->device() != dev.get())
+        core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                   "modules[{}] ('{}') was loaded on {}, not on {}: load every module to link "
+                   "on the device the linked module is for",
+                   i, mod->name(), mod->device().label(), dev->label());
+      if (mod->spirv().empty())
+        core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                   "modules[{}] ('{}') is a native module; only SPIR-V modules can be linked", i,
+                   mod->name());
+      inputs.push_back({mod->spirv(), mod->name()});
+      names.push_back(mod->name());
+      parts.push_back(std::move(mod));
+    }
+    std::vector<uint32_t> words = spirv::linkModules(inputs);
+    api::publish(linked,
+                 core::loadSpirvModule(*dev, std::as_bytes(std::span(words)),
+                                       fmt::format("{}", fmt::join(names, " + ")), linkedOptions));
+  });
 }
 
 XPURT_API XpurtResult xpurtNewKernel(XpurtModule module, const char *name, XpurtKernel *kernel) {

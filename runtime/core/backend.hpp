@@ -175,10 +175,15 @@ class Module : public Object {
   const std::string &name() const { return name_; }
   // Throws a NOT_FOUND Error that names the module when there is no such kernel.
   virtual Ref<Kernel> createKernel(const std::string &name) = 0;
+  // The SPIR-V the module was loaded from, which linking reads; empty for a native module.
+  // Set by the module loader before the module is handed out, never changed after.
+  std::span<const std::byte> spirv() const { return spirv_; }
+  void keepSpirv(std::span<const std::byte> bytes) { spirv_.assign(bytes.begin(), bytes.end()); }
 
  private:
   Ref<Device> device_;
   std::string name_;
+  std::vector<std::byte> spirv_;
 };
 
 struct KernelArgs;  // command.hpp

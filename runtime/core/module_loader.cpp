@@ -55,7 +55,7 @@ Ref<Module> loadFile(Device &device, const std::string &path, const ModuleOption
       in.seekg(0);
       in.read(reinterpret_cast<char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
       if (!in) fail(XPURT_ERROR_INVALID_MODULE, "module file '{}' could not be read", path);
-      return device.loadSpirv(bytes, path, options);
+      return loadSpirvModule(device, bytes, path, options);
     }
     case Format::Unknown:
       break;
@@ -107,8 +107,8 @@ Ref<Module> loadMemory(Device &device, const void *data, size_t size,
     fail(XPURT_ERROR_INVALID_ARGUMENT, "a module in memory needs a non-NULL buffer and a size");
   switch (sniff(data, size)) {
     case Format::Spirv:
-      return device.loadSpirv(std::span(static_cast<const std::byte *>(data), size), "<memory>",
-                              options);
+      return loadSpirvModule(device, std::span(static_cast<const std::byte *>(data), size),
+                             "<memory>", options);
     case Format::NativeLibrary:
       if (!device.loadsNativeLibraries()) refuseNative(device, "<memory>");
       return device.loadNativeLibrary(
@@ -121,6 +121,13 @@ Ref<Module> loadMemory(Device &device, const void *data, size_t size,
 }
 
 }  // namespace
+
+Ref<Module> loadSpirvModule(Device &device, std::span<const std::byte> spirv,
+                            const std::string &name, const ModuleOptions &options) {
+  Ref<Module> module = device.loadSpirv(spirv, name, options);
+  module->keepSpirv(spirv);
+  return module;
+}
 
 Ref<Module> loadModule(Device &device, const ModuleSource &source, const ModuleOptions &options) {
   switch (source.kind) {

@@ -13,4 +13,8 @@ namespace xpurt::core {
 // what was looked at and what to do.
 Ref<Module> loadModule(Device &device, const ModuleSource &source, const ModuleOptions &options);
 
+// A SPIR-V module in memory (such as a linked one), named `name` in messages.
+Ref<Module> loadSpirvModule(Device &device, std::span<const std::byte> spirv,
+                            const std::string &name, const ModuleOptions &options);
+
 }  // namespace xpurt::core

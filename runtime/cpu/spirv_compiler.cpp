@@ -16,10 +16,10 @@
 
 namespace xpurt::cpu {
 
-std::vector<uint32_t> checkSpirvForCpu(std::span<const std::byte> bytes, const std::string &name) {
+spirv::CheckedModule checkSpirvForCpu(std::span<const std::byte> bytes, const std::string &name) {
   spirv::CheckedModule checked = spirv::checkModule(bytes, name, kCpuCapabilities, "CPU");
   for (const std::string &warning : checked.warnings) core::log().warn("{}", warning);
-  return std::move(checked.words);
+  return checked;
 }
 
 CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::string &name,

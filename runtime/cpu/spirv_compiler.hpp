@@ -6,6 +6,7 @@
 
 #include "core/backend.hpp"
 #include "jit_cache.hpp"
+#include "spirv/spirv_binary.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -15,8 +16,9 @@
 
 namespace xpurt::cpu {
 
-// The module's words once every check before translation has passed (else an Error).
-std::vector<uint32_t> checkSpirvForCpu(std::span<const std::byte> bytes, const std::string &name);
+// The module's words and preamble once every check before translation has passed (else an
+// Error); the validator's warnings are logged.
+spirv::CheckedModule checkSpirvForCpu(std::span<const std::byte> bytes, const std::string &name);
 
 // Translation, lowering, optimisation and code generation of checked words.
 CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::string &name,

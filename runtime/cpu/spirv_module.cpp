@@ -7,6 +7,7 @@
 #include "cpu_kernel.hpp"
 #include "jit_cache.hpp"
 #include "jit_engine.hpp"
+#include "spirv/module_linking.hpp"
 #include "spirv/spirv_reader.hpp"
 #include "spirv_compiler.hpp"
 #include "tbb_hand_off.hpp"
@@ -279,8 +280,11 @@ core::Ref<core::Module> loadSpirvModule(core::Ref<core::Device> device,
   std::optional<CacheEntry> entry = dir ? readCacheEntry(*dir, key) : std::nullopt;
   const char *how = "from the disk cache";
   if (!entry) {
-    std::vector<uint32_t> words = checkSpirvForCpu(bytes, name);
-    entry = deserializeEntry(core::compileInWorker("cpu", words, name, options));
+    spirv::CheckedModule checked = checkSpirvForCpu(bytes, name);
+    // Never compiled, so never cached: this path sees every load of such a module.
+    if (checked.preamble.linkOnly())
+      return core::makeRef<spirv::LinkOnlyModule>(std::move(device), name, checked.preamble);
+    entry = deserializeEntry(core::compileInWorker("cpu", checked.words, name, options));
     if (!entry)
       core::fail(XPURT_ERROR_UNKNOWN, "module '{}': the JIT's compiled module is malformed", name);
     if (dir) writeCacheEntry(*dir, key, *entry);

@@ -7,6 +7,7 @@
 #include "jit_build_id.h"
 #include "spirv/extension_lowering.hpp"
 #include "spirv/kernel_reflection.hpp"
+#include "spirv/module_linking.hpp"
 #include "spirv/spirv_binary.hpp"
 #include "ze_call.hpp"
 
@@ -185,6 +186,9 @@ core::Ref<core::Module> loadZeSpirvModule(core::Ref<ZeDevice> device,
   spirv::CheckedModule checked = spirv::checkModule(bytes, name, device->label());
   for (const std::string &w : checked.warnings)
     core::log().debug("SPIR-V module '{}': {}", name, w);
+  // Linked into another module before the driver sees it (xpurtLinkModules).
+  if (checked.preamble.linkOnly())
+    return core::makeRef<spirv::LinkOnlyModule>(std::move(device), name, checked.preamble);
   std::map<std::string, core::KernelSignature> signatures;
   for (const spirv::KernelInfo &k : reflect(bytes, checked.words, name, options))
     signatures.emplace(k.name, k.signature());

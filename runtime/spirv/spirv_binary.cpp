@@ -17,6 +17,9 @@ constexpr uint32_t kMagic = 0x07230203;
 constexpr uint32_t kOpCapability = 17, kOpMemoryModel = 14, kOpEntryPoint = 15;
 constexpr uint32_t kOpFunction = 54, kExecutionModelKernel = 6;
 constexpr uint32_t kOpDecorate = 71, kDecorationAlignment = 44;
+constexpr uint32_t kDecorationBuiltIn = 11, kDecorationLinkageAttributes = 41;
+constexpr uint32_t kLinkageExport = 0, kLinkageImport = 1;
+constexpr uint32_t kOpVariable = 59;
 constexpr uint32_t kOpLoad = 61, kOpStore = 62, kOpCopyMemory = 63, kOpCopyMemorySized = 64;
 constexpr uint32_t kMemoryAccessVolatile = 0x1, kMemoryAccessAligned = 0x2;
 
@@ -84,6 +87,8 @@ std::vector<uint32_t> toWords(std::span<const std::byte> bytes, const std::strin
 Preamble readPreamble(std::span<const uint32_t> words, const std::string &name) {
   Preamble p;
   p.version = words[1];
+  std::vector<std::pair<uint32_t, std::string>> imports;  // target id, name
+  std::vector<uint32_t> builtIns, variables;
   for (size_t at = 5; at < words.size();) {
     uint32_t count = words[at] >> 16, opcode = words[at] & 0xffff;
     if (count == 0 || at + count > words.size())
@@ -99,8 +104,31 @@ Preamble readPreamble(std::span<const uint32_t> words, const std::string &name) 
     }
     if (opcode == kOpEntryPoint && count >= 4 && operands[0] == kExecutionModelKernel)
       p.kernels.push_back(literalString(operands.subspan(2)));
+    if (opcode == kOpDecorate && count >= 3 && operands[1] == kDecorationBuiltIn)
+      builtIns.push_back(operands[0]);
+    if (opcode == kOpDecorate && count >= 5 && operands[1] == kDecorationLinkageAttributes) {
+      // The name is a string literal; the linkage type is the word after it.
+      std::string symbol = literalString(operands.subspan(2));
+      size_t typeAt = 2 + symbol.size() / 4 + 1;
+      if (typeAt < operands.size() && operands[typeAt] == kLinkageImport)
+        imports.emplace_back(operands[0], std::move(symbol));
+      else if (typeAt < operands.size() && operands[typeAt] == kLinkageExport)
+        p.exports.push_back(std::move(symbol));
+    }
+    if (opcode == kOpVariable && count >= 4) variables.push_back(operands[1]);
     if (opcode == kOpFunction) break;  // the preamble is over
     at += count;
+  }
+  auto contains = [](const std::vector<uint32_t> &ids, uint32_t id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+  };
+  for (auto &[id, symbol] : imports) {
+    if (contains(builtIns, id)) continue;
+    // Translators declare the builtins they do not turn into instructions as imported
+    // functions of reserved names (mangled `_Z...`, `__spirv_...`): the device's library
+    // defines those, not another module.
+    bool reserved = symbol.rfind("_Z", 0) == 0 || symbol.rfind("__", 0) == 0;
+    if (contains(variables, id) || !reserved) p.imports.push_back(std::move(symbol));
   }
   return p;
 }
@@ -143,8 +171,11 @@ void checkSupported(const Preamble &preamble, std::span<const uint32_t> supporte
          "SPIR-V module '{}' uses addressing model {} and memory model {}; the {} device runs "
          "OpenCL kernels (Physical64 addressing = 2, OpenCL memory model = 2)",
          name, preamble.addressingModel, preamble.memoryModel, device);
-  if (preamble.kernels.empty())
-    fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' has no kernel entry points", name);
+  if (preamble.kernels.empty() && preamble.exports.empty())
+    fail(XPURT_ERROR_INVALID_MODULE,
+         "SPIR-V module '{}' has no kernel entry points and exports no function or variable "
+         "for linking",
+         name);
 }
 
 std::vector<std::string> validate(std::span<const uint32_t> words, const std::string &name) {
@@ -340,7 +371,8 @@ CheckedModule checkIntake(std::span<const std::byte> bytes, const std::string &n
                           const std::string &device) {
   CheckedModule checked;
   checked.words = toWords(bytes, name);
-  Preamble preamble = readPreamble(checked.words, name);
+  checked.preamble = readPreamble(checked.words, name);
+  const Preamble &preamble = checked.preamble;
   checkSupported(preamble, capabilities ? *capabilities : preamble.capabilities, device, name);
   checked.warnings = validate(checked.words, name);
   checkTranslatable(checked.words, name);

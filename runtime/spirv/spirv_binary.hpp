@@ -15,6 +15,15 @@ struct Preamble {
   uint32_t addressingModel = 0;      // 0 Logical, 1 Physical32, 2 Physical64
   uint32_t memoryModel = 0;          // 2 OpenCL
   std::vector<std::string> kernels;  // OpEntryPoint Kernel names
+  // Functions and variables by LinkageAttributes: those the module leaves to another module
+  // to define, and those it offers to others. Built-in variables and functions of reserved
+  // names (`_Z...`, `__...`: builtins the device's library defines), which translators mark
+  // as imports too, are not among the imports.
+  std::vector<std::string> imports;
+  std::vector<std::string> exports;
+  // Kernels cannot run until the module is linked (xpurtLinkModules): it imports something,
+  // or it is a library of functions without kernels.
+  bool linkOnly() const { return !imports.empty() || kernels.empty(); }
 };
 
 // The words of a SPIR-V binary; throws INVALID_MODULE if `bytes` cannot be one (size, magic,
@@ -28,7 +37,8 @@ Preamble readPreamble(std::span<const uint32_t> words, const std::string &name);
 std::string capabilityName(uint32_t capability);
 
 // Throws UNSUPPORTED naming the first capability not in `supported`, or an addressing or
-// memory model other than Physical64/OpenCL.
+// memory model other than Physical64/OpenCL; INVALID_MODULE for a module with neither kernels
+// nor anything to link.
 void checkSupported(const Preamble &preamble, std::span<const uint32_t> supported,
                     const std::string &device, const std::string &name);
 
@@ -47,6 +57,7 @@ void checkTranslatable(std::span<const uint32_t> words, const std::string &name)
 struct CheckedModule {
   std::vector<uint32_t> words;
   std::vector<std::string> warnings;  // the validator's, for the caller to log
+  Preamble preamble;
 };
 CheckedModule checkModule(std::span<const std::byte> bytes, const std::string &name,
                           std::span<const uint32_t> capabilities, const std::string &device);

@@ -2,11 +2,13 @@
 // input goes through the checks a module load makes before it hands the module to the JIT
 // worker process (spirv::checkModule with the CPU's capabilities), and what passes them
 // through the rewriting the Level Zero backend does before its driver sees a module
-// (spirv::lowerNewerExtensions). Bad input must end in an xpurt error, nothing else. What runs in the worker (the translator, LLVM) is covered by the
-// mutation test, which only asks that the application's process survive.
+// (spirv::lowerNewerExtensions) and through the linker (spirv::linkModules). Bad input must
+// end in an xpurt error, nothing else. What runs in the worker (the translator, LLVM) is
+// covered by the mutation test, which only asks that the application's process survive.
 #include "core/error.hpp"
 #include "cpu/cpu_capabilities.hpp"
 #include "spirv/extension_lowering.hpp"
+#include "spirv/module_linking.hpp"
 #include "spirv/spirv_binary.hpp"
 
 #include <cstddef>
@@ -14,10 +16,15 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace xpurt;
+  auto bytes = std::span(reinterpret_cast<const std::byte *>(data), size);
   try {
-    auto bytes = std::span(reinterpret_cast<const std::byte *>(data), size);
     spirv::CheckedModule checked = spirv::checkModule(bytes, "fuzz", cpu::kCpuCapabilities, "CPU");
-    spirv::lowerNewerExtensions(checked.words, "fuzz");
+    try {
+      spirv::lowerNewerExtensions(checked.words, "fuzz");
+    } catch (const core::Error &) {
+    }
+    spirv::LinkInput input{bytes, "fuzz"};
+    spirv::linkModules(std::span(&input, 1));
   } catch (const core::Error &) {
   }
   return 0;
