@@ -11,7 +11,10 @@
 //                               an event from its pool (zeEventCreate), group size and
 //                               argument set, the append signalling the event (its close,
 //                               submit, sync and resets at sync() are not counted)
+//   enqueue_launch/xpurt_batched  the same on a batched queue (regular command lists,
+//                               executed every 256 commands)
 //   enqueue_copy/xpurt          TaskQueue::copyToDevice of 4 KiB
+//   enqueue_copy/xpurt_batched  the same on a batched queue
 //   enqueue_copy/ze_direct      zeCommandListAppendMemoryCopy of 4 KiB, no event
 // Every 4,096 operations the queue is synced outside the timing.
 #include "ze_cpu/ze_cpu_inspect.h"
@@ -65,6 +68,11 @@ struct XpurtSide {
   xpurt::Module module{device, "xpurt_test_tasks"};
   xpurt::Kernel empty{module, "empty"};
   xpurt::TaskQueue queue{device};
+  xpurt::TaskQueue batched{device, [] {
+                             xpurt::QueueOptions options;
+                             options.batched = true;
+                             return options;
+                           }()};
   xpurt::Array<char> buffer{device, kCopyBytes};
 };
 
@@ -175,6 +183,18 @@ void BM_Launch_Xpurt(benchmark::State &state) {
 }
 BENCHMARK(BM_Launch_Xpurt)->Name("enqueue_launch/xpurt");
 
+void BM_Launch_XpurtBatched(benchmark::State &state) {
+  XpurtSide &x = xpurtSide();
+  measure(
+      state,
+      [&](int64_t) {
+        xpurt::Future f = x.batched.launch(x.empty, 1);
+        benchmark::DoNotOptimize(f);
+      },
+      [&] { x.batched.sync(); });
+}
+BENCHMARK(BM_Launch_XpurtBatched)->Name("enqueue_launch/xpurt_batched");
+
 void BM_Launch_Direct(benchmark::State &state) {
   DirectSide &d = directSide();
   ze_group_count_t groups{1, 1, 1};
@@ -229,6 +249,18 @@ void BM_Copy_Xpurt(benchmark::State &state) {
       [&] { x.queue.sync(); });
 }
 BENCHMARK(BM_Copy_Xpurt)->Name("enqueue_copy/xpurt");
+
+void BM_Copy_XpurtBatched(benchmark::State &state) {
+  XpurtSide &x = xpurtSide();
+  measure(
+      state,
+      [&](int64_t) {
+        xpurt::Future f = x.batched.copyToDevice(x.buffer);
+        benchmark::DoNotOptimize(f);
+      },
+      [&] { x.batched.sync(); });
+}
+BENCHMARK(BM_Copy_XpurtBatched)->Name("enqueue_copy/xpurt_batched");
 
 void BM_Copy_Direct(benchmark::State &state) {
   DirectSide &d = directSide();

@@ -214,6 +214,12 @@ typedef enum XpurtEngine {
 /* Queue creation flags. */
 #define XPURT_QUEUE_FLAG_OUT_OF_ORDER 0x1u /* run commands as their dependencies allow */
 #define XPURT_QUEUE_FLAG_PROFILING 0x2u    /* futures carry device times (xpurtFutureTimeNs) */
+/* Submit commands to the device in batches rather than one by one: on Level Zero, recorded in
+ * regular command lists that are executed when the queue is synced, when one of its futures is
+ * waited on, polled or waited for by another queue, before a host callback, and every 256
+ * commands (there is no cap on commands between syncs). Fewer, larger submissions; a command
+ * may start later. Devices that submit every command at once cheaply (the CPU) ignore it. */
+#define XPURT_QUEUE_FLAG_BATCHED 0x4u
 
 typedef struct XpurtQueueOptions {
   uint32_t structSize; /* sizeof(XpurtQueueOptions): lets the struct grow */

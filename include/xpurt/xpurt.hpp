@@ -432,6 +432,7 @@ struct QueueOptions {
   Engine engine = Engine::Any;
   bool outOfOrder = false;  // run commands as their declared accesses, waits and barriers allow
   bool profiling = false;   // futures carry device times
+  bool batched = false;     // submit in batches (Level Zero: regular command lists)
 };
 
 class TaskQueue : public detail::Handle<XpurtTaskQueue> {
@@ -443,7 +444,8 @@ class TaskQueue : public detail::Handle<XpurtTaskQueue> {
   TaskQueue(const Device &device, const QueueOptions &options) {
     XpurtQueueOptions o{sizeof(XpurtQueueOptions), static_cast<XpurtEngine>(options.engine),
                         (options.outOfOrder ? XPURT_QUEUE_FLAG_OUT_OF_ORDER : 0u) |
-                            (options.profiling ? XPURT_QUEUE_FLAG_PROFILING : 0u)};
+                            (options.profiling ? XPURT_QUEUE_FLAG_PROFILING : 0u) |
+                            (options.batched ? XPURT_QUEUE_FLAG_BATCHED : 0u)};
     detail::check(xpurtNewTaskQueueWithOptions(device.handle(), &o, &h_));
   }
 

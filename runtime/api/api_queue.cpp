@@ -64,7 +64,8 @@ XPURT_API XpurtResult xpurtNewTaskQueueWithOptions(XpurtDevice device,
                    options->structSize);
       std::memcpy(&o, options, std::min<size_t>(options->structSize, sizeof o));
     }
-    constexpr uint32_t known = XPURT_QUEUE_FLAG_OUT_OF_ORDER | XPURT_QUEUE_FLAG_PROFILING;
+    constexpr uint32_t known =
+        XPURT_QUEUE_FLAG_OUT_OF_ORDER | XPURT_QUEUE_FLAG_PROFILING | XPURT_QUEUE_FLAG_BATCHED;
     if (o.flags & ~known)
       core::fail(XPURT_ERROR_INVALID_ARGUMENT,
                  "queue options: unknown flags {:#x}; use XPURT_QUEUE_FLAG_* values",
@@ -73,6 +74,7 @@ XPURT_API XpurtResult xpurtNewTaskQueueWithOptions(XpurtDevice device,
     q.engine = o.engine;
     q.outOfOrder = o.flags & XPURT_QUEUE_FLAG_OUT_OF_ORDER;
     q.profiling = o.flags & XPURT_QUEUE_FLAG_PROFILING;
+    q.batched = o.flags & XPURT_QUEUE_FLAG_BATCHED;
     api::publish(queue, dev->createQueue(q));
   });
 }

@@ -37,6 +37,7 @@ struct QueueOptions {
   XpurtEngine engine = XPURT_ENGINE_ANY;
   bool outOfOrder = false;
   bool profiling = false;
+  bool batched = false;  // a hint: submit to the device in batches (XPURT_QUEUE_FLAG_BATCHED)
 };
 
 class Backend {

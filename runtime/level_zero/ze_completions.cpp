@@ -63,7 +63,19 @@ void Completions::refuseWaitFromOwnCommand(const char *what) const {
 }
 
 void Completions::helpUntil(const std::function<bool()> &done) {
-  if (!done()) refuseWaitFromOwnCommand("waiting for a future of a later command");
+  if (done()) return;
+  poll();
+  refuseWaitFromOwnCommand("waiting for a future of a later command");
+}
+
+void Completions::poll() {
+  std::lock_guard lock(flushMutex_);
+  if (flush_) flush_();
+}
+
+void Completions::setFlush(std::function<void()> flush) {
+  std::lock_guard lock(flushMutex_);
+  flush_ = std::move(flush);
 }
 
 void Completions::drain() {

@@ -48,6 +48,11 @@ class Completions final : public core::EventDriver {
   // Waiters sleep on the future; the completion thread completes it as the event signals.
   // A host callback waiting on a later command of its own queue would wait forever: refused.
   void helpUntil(const std::function<bool()> &done) override;
+  // A batched queue's futures: looking at one, or waiting for it, first submits the batches
+  // recorded so far (the queue's flush).
+  void poll() override;
+  // Set by a batched queue; cleared before it goes (waiting for a flush in progress).
+  void setFlush(std::function<void()> flush);
 
  private:
   void runHostCallback(PendingCommand &command);
@@ -66,6 +71,8 @@ class Completions final : public core::EventDriver {
   uint64_t pushed_ = 0, completed_ = 0;
   bool stopping_ = false;
   std::function<void()> cleanup_;
+  std::mutex flushMutex_;
+  std::function<void()> flush_;
 };
 
 }  // namespace xpurt::level_zero

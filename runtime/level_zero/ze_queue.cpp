@@ -1,6 +1,7 @@
 #include "ze_queue.hpp"
 
 #include "core/clock.hpp"
+#include "core/config.hpp"
 #include "core/log.hpp"
 #include "ze_call.hpp"
 #include "ze_module.hpp"
@@ -12,9 +13,15 @@ namespace xpurt::level_zero {
 
 // Queues of the compute group an out-of-order queue spreads its launches over, at most.
 constexpr uint32_t kMaxComputeLanes = 4;
+// A batched queue executes its batches once they hold this many commands, at the latest: a
+// bound on how long a command waits to be submitted when nobody syncs or waits.
+constexpr size_t kBatchCommands = 256;
 
 ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
-    : core::TaskQueue(device, options), zeDevice_(std::move(device)) {
+    : core::TaskQueue(device, options),
+      zeDevice_(std::move(device)),
+      batched_(options.batched ||
+               core::envChoice("XPURT_LEVEL_ZERO_SUBMISSION", {"immediate", "batched"}, 0) == 1) {
   const ZeDeviceDescription &d = zeDevice_->description();
   events_ = std::make_unique<EventPool>(zeDevice_->sharedContext(), zeDevice_->handle(),
                                         options.profiling);
@@ -23,34 +30,53 @@ ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
     // A copy queue, and an out-of-order queue's copies, use the copy-only group where there
     // is one: the copies then run beside kernels on the compute engine.
     if (copyEngine && d.copyOrdinal) {
-      copy_ = createLane(*d.copyOrdinal, 0, d.maxFillPatternSize[1]);
-      compute_ = copy_;
+      compute_ = copy_ = &createLane(*d.copyOrdinal, 0, d.maxFillPatternSize[1]);
     } else {
-      compute_ = createLane(d.computeOrdinal, 0, d.maxFillPatternSize[0]);
-      copy_ = compute_;
+      compute_ = copy_ = &createLane(d.computeOrdinal, 0, d.maxFillPatternSize[0]);
       if (options.outOfOrder && options.engine == XPURT_ENGINE_ANY && d.copyOrdinal)
-        copy_ = createLane(*d.copyOrdinal, 0, d.maxFillPatternSize[1]);
+        copy_ = &createLane(*d.copyOrdinal, 0, d.maxFillPatternSize[1]);
       if (options.outOfOrder && !copyEngine)
         for (uint32_t i = 1; i < std::min(d.computeQueues, kMaxComputeLanes); ++i)
-          moreCompute_.push_back(createLane(d.computeOrdinal, i, d.maxFillPatternSize[0]));
+          moreCompute_.push_back(&createLane(d.computeOrdinal, i, d.maxFillPatternSize[0]));
     }
   } catch (...) {
     destroyLanes();
     throw;
   }
   completions_ = std::make_shared<Completions>(*zeDevice_, failures(), !options.outOfOrder);
+  if (batched_) completions_->setFlush([this] { flush(); });
   completionThread_ = std::thread([c = completions_] { c->run(); });
 }
 
+namespace {
+
+// Frees a lane's Level Zero objects, executed batches once the device is done with them.
+template <class Lanes>
+void destroyLaneHandles(Lanes &lanes) noexcept {
+  for (auto &lane : lanes) {
+    for (auto &batch : lane.executing) {
+      zeFenceHostSynchronize(batch.fence, UINT64_MAX);
+      zeFenceDestroy(batch.fence);
+      zeCommandListDestroy(batch.list);
+    }
+    if (lane.fence) zeFenceDestroy(lane.fence);
+    if (lane.list) zeCommandListDestroy(lane.list);
+    if (lane.queue) zeCommandQueueDestroy(lane.queue);
+  }
+  lanes.clear();
+}
+
+}  // namespace
+
 ZeQueue::~ZeQueue() {
+  if (batched_) {
+    flush();  // what was recorded runs before the queue goes
+    completions_->setFlush(nullptr);
+  }
   if (completions_->runningOnThisThread()) {
     // A host callback of this queue releases it: its completion thread cannot wait for
     // itself. It finishes the queue's work alone, then frees what the queue held.
-    std::vector<ze_command_list_handle_t> lists;
-    for (Lane *lane : {&compute_, &copy_}) lists.push_back(lane->list);
-    for (Lane &lane : moreCompute_) lists.push_back(lane.list);
-    std::sort(lists.begin(), lists.end());
-    lists.erase(std::unique(lists.begin(), lists.end()), lists.end());
+    auto lanes = std::make_shared<std::deque<Lane>>(std::move(lanes_));
     std::vector<ze_kernel_handle_t> kernels;
     std::vector<core::Ref<core::Kernel>> kernelRefs;
     for (auto &[kernel, clone] : clones_) {
@@ -58,9 +84,9 @@ ZeQueue::~ZeQueue() {
       kernelRefs.push_back(clone.kernel);
     }
     std::shared_ptr<EventPool> events(std::move(events_));
-    completions_->stop([lists, kernels, kernelRefs, events, device = zeDevice_] {
+    completions_->stop([lanes, kernels, kernelRefs, events, device = zeDevice_] {
       for (ze_kernel_handle_t k : kernels) zeKernelDestroy(k);
-      for (ze_command_list_handle_t l : lists) zeCommandListDestroy(l);
+      destroyLaneHandles(*lanes);
     });
     completionThread_.detach();
     return;
@@ -74,45 +100,158 @@ ZeQueue::~ZeQueue() {
 }
 
 void ZeQueue::destroyLanes() noexcept {
-  for (Lane &lane : moreCompute_) zeCommandListDestroy(lane.list);
+  destroyLaneHandles(lanes_);
   moreCompute_.clear();
-  if (copy_.list && copy_.list != compute_.list) zeCommandListDestroy(copy_.list);
-  if (compute_.list) zeCommandListDestroy(compute_.list);
-  copy_ = compute_ = Lane{};
+  compute_ = copy_ = nullptr;
 }
 
-ZeQueue::Lane ZeQueue::createLane(uint32_t ordinal, uint32_t index, uint32_t maxFillPatternSize) {
+ZeQueue::Lane &ZeQueue::createLane(uint32_t ordinal, uint32_t index, uint32_t maxFillPatternSize) {
   auto desc = zeStruct<ze_command_queue_desc_t>(ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC);
   desc.ordinal = ordinal;
   desc.index = index;
   desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
   desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
-  Lane lane;
+  Lane &lane = lanes_.emplace_back();
   lane.ordinal = ordinal;
   lane.maxFillPatternSize = maxFillPatternSize;
-  check(zeCommandListCreateImmediate(zeDevice_->context().handle(), zeDevice_->handle(), &desc,
-                                     &lane.list),
-        "zeCommandListCreateImmediate", fmt::format("queue group {}", ordinal));
+  if (!batched_) {
+    check(zeCommandListCreateImmediate(zeDevice_->context().handle(), zeDevice_->handle(), &desc,
+                                       &lane.list),
+          "zeCommandListCreateImmediate", fmt::format("queue group {}", ordinal));
+    return lane;
+  }
+  check(
+      zeCommandQueueCreate(zeDevice_->context().handle(), zeDevice_->handle(), &desc, &lane.queue),
+      "zeCommandQueueCreate", fmt::format("queue group {}", ordinal));
+  Batch open = nextBatch(lane);
+  lane.list = open.list;
+  lane.fence = open.fence;
   return lane;
+}
+
+ZeQueue::Batch ZeQueue::nextBatch(Lane &lane) {
+  Batch batch;
+  if (!lane.executing.empty() &&
+      zeFenceQueryStatus(lane.executing.front().fence) == ZE_RESULT_SUCCESS) {
+    batch = lane.executing.front();
+    lane.executing.pop_front();
+    ze_result_t r = zeFenceReset(batch.fence);
+    const char *call = "zeFenceReset";
+    if (r == ZE_RESULT_SUCCESS) {
+      r = zeCommandListReset(batch.list);
+      call = "zeCommandListReset";
+    }
+    if (r == ZE_RESULT_SUCCESS) return batch;
+    zeFenceDestroy(batch.fence);
+    zeCommandListDestroy(batch.list);
+    failCall(call, r, "a batch for reuse");
+  }
+  auto desc = zeStruct<ze_command_list_desc_t>(ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC);
+  desc.commandQueueGroupOrdinal = lane.ordinal;
+  check(zeCommandListCreate(zeDevice_->context().handle(), zeDevice_->handle(), &desc, &batch.list),
+        "zeCommandListCreate", fmt::format("queue group {}", lane.ordinal));
+  auto fenceDesc = zeStruct<ze_fence_desc_t>(ZE_STRUCTURE_TYPE_FENCE_DESC);
+  if (ze_result_t r = zeFenceCreate(lane.queue, &fenceDesc, &batch.fence); r != ZE_RESULT_SUCCESS) {
+    zeCommandListDestroy(batch.list);
+    failCall("zeFenceCreate", r, fmt::format("queue group {}", lane.ordinal));
+  }
+  return batch;
+}
+
+void ZeQueue::flush() {
+  std::lock_guard lock(appendMutex_);
+  flushLocked();
+}
+
+void ZeQueue::flushLocked() {
+  std::unordered_map<const Lane *, std::string> failed;
+  for (Lane &lane : lanes_) {
+    if (lane.recorded == 0) continue;
+    lane.recorded = 0;
+    ze_result_t r = zeCommandListClose(lane.list);
+    const char *call = "zeCommandListClose";
+    if (r == ZE_RESULT_SUCCESS) {
+      r = zeCommandQueueExecuteCommandLists(lane.queue, 1, &lane.list, lane.fence);
+      call = "zeCommandQueueExecuteCommandLists";
+    }
+    if (r != ZE_RESULT_SUCCESS) {
+      failed[&lane] =
+          fmt::format("{} failed with {} on {}{}", call, resultName(r), zeDevice_->label(),
+                      toXpurtResult(r) == XPURT_ERROR_DEVICE_LOST ? " (the device is lost)" : "");
+      // Not executed: emptied for the next batch, or replaced if it cannot be.
+      if (zeCommandListReset(lane.list) == ZE_RESULT_SUCCESS) continue;
+      zeFenceDestroy(lane.fence);
+      zeCommandListDestroy(lane.list);
+    } else {
+      lane.executing.push_back({lane.list, lane.fence});
+    }
+    lane.list = nullptr;
+    lane.fence = nullptr;
+    try {
+      Batch open = nextBatch(lane);
+      lane.list = open.list;
+      lane.fence = open.fence;
+    } catch (const core::Error &e) {
+      // The next append makes another attempt (openBatch) and reports it.
+      core::log().warn("Level Zero: {}", e.what());
+    }
+  }
+  std::vector<PendingCommand> commands = std::move(recorded_);
+  std::vector<const Lane *> lanes = std::move(recordedLanes_);
+  recorded_.clear();
+  recordedLanes_.clear();
+  for (size_t i = 0; i < commands.size(); ++i) {
+    PendingCommand &p = commands[i];
+    if (auto it = failed.find(lanes[i]); it != failed.end()) {
+      // Never to run: failed now, its event signalled so that nothing waits for it forever.
+      std::string message = fmt::format(
+          "{} was not submitted: {}",
+          p.command.kernel ? "kernel '" + p.command.kernel->name() + "'" : std::string("a command"),
+          it->second);
+      failures()->note(message);
+      if (p.done) {
+        zeDevice_->events().remove(p.done.get());
+        p.done->fail(message);
+        p.done = nullptr;
+      }
+      zeEventHostSignal(p.slot->handle);
+    }
+    completions_->push(std::move(p));
+  }
+}
+
+void ZeQueue::openBatch(Lane &lane) {
+  if (lane.list) return;
+  Batch open = nextBatch(lane);
+  lane.list = open.list;
+  lane.fence = open.fence;
 }
 
 ZeQueue::Lane &ZeQueue::laneFor(const core::Command &cmd) {
   bool copyOrFill = cmd.type == core::Command::Type::Copy || cmd.type == core::Command::Type::Fill;
-  if (copyOrFill) return copy_;  // the compute lane itself where there is no copy lane
+  if (copyOrFill) return *copy_;  // the compute lane itself where there is no copy lane
   if (cmd.isLaunch() && !moreCompute_.empty()) {
     size_t at = nextCompute_++ % (moreCompute_.size() + 1);
-    return at == 0 ? compute_ : moreCompute_[at - 1];
+    return at == 0 ? *compute_ : *moreCompute_[at - 1];
   }
-  return compute_;
+  return *compute_;
 }
 
 void ZeQueue::drain() {
+  if (batched_) flush();
   completions_->drain();
 }
 
 void ZeQueue::submit(core::Command &&cmd) {
+  // What this command waits for is submitted first where its queue batches (polling a future
+  // does that); never under appendMutex_, so two queues waiting on each other cannot deadlock.
+  for (const core::Ref<core::Event> &e : cmd.waits)
+    if (e->driver() != completions_.get()) e->ready();
   PendingCommand p;
+  Lane *lane = nullptr;  // the lane it is appended to
   std::lock_guard lock(appendMutex_);
+  // A host callback runs once what came before it has: that must be submitted.
+  if (batched_ && cmd.type == core::Command::Type::HostCallback) flushLocked();
   // An in-order queue's barrier orders nothing the chain of events does not already order.
   if (!cmd.done && cmd.waits.empty() && cmd.type == core::Command::Type::Barrier) return;
   try {
@@ -141,7 +280,9 @@ void ZeQueue::submit(core::Command &&cmd) {
       p.func = cmd.func;
       p.userData = cmd.userData;
     } else {
-      p.keep = append(cmd, laneFor(cmd), p.slot->handle, wait);
+      lane = &laneFor(cmd);
+      if (batched_) openBatch(*lane);
+      p.keep = append(cmd, *lane, p.slot->handle, wait);
     }
   } catch (const core::Error &e) {
     // Nothing was appended: later commands must not wait for this one forever.
@@ -155,7 +296,15 @@ void ZeQueue::submit(core::Command &&cmd) {
   }
   if (!options().outOfOrder) last_ = p.slot;
   p.command = std::move(cmd);
-  completions_->push(std::move(p));
+  if (!batched_ || !lane) {
+    completions_->push(std::move(p));
+    return;
+  }
+  // Handed to the completion thread once its batch is executed.
+  ++lane->recorded;
+  recorded_.push_back(std::move(p));
+  recordedLanes_.push_back(lane);
+  if (recorded_.size() >= kBatchCommands) flushLocked();
 }
 
 std::shared_ptr<void> ZeQueue::append(core::Command &cmd, Lane &lane, ze_event_handle_t signal,

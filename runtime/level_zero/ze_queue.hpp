@@ -5,6 +5,11 @@
 // the queue's engine says so (a copy queue; an out-of-order queue's copies), launches to the
 // compute group. A completion thread per queue sees the events signalled and completes the
 // futures, in submission order for in-order queues.
+// A batched queue (XPURT_QUEUE_FLAG_BATCHED) appends the same way to regular command lists
+// instead, one open list per lane, closed and executed on the lane's command queue when the
+// queue is synced, a future of it is waited on or polled (here or by another queue that takes
+// a dependency on it), before a host callback, and every kBatchCommands commands; executed
+// lists are reset and reused once their fence says the device is done with them.
 #pragma once
 
 #include "core/task_queue.hpp"
@@ -33,10 +38,20 @@ class ZeQueue final : public core::TaskQueue {
   void drain() override;
 
  private:
-  struct Lane {
+  // A regular command list with the fence its execution signals (batched queues).
+  struct Batch {
     ze_command_list_handle_t list = nullptr;
+    ze_fence_handle_t fence = nullptr;
+  };
+  struct Lane {
+    ze_command_list_handle_t list = nullptr;  // immediate, or the open batch's list
     uint32_t ordinal = 0;
     uint32_t maxFillPatternSize = 4;
+    // Batched queues only.
+    ze_command_queue_handle_t queue = nullptr;
+    ze_fence_handle_t fence = nullptr;  // the open batch's
+    uint32_t recorded = 0;              // commands in the open batch
+    std::deque<Batch> executing;        // oldest first
   };
   // A Level Zero kernel of this queue for one xpurt kernel, with the state last set on it, so
   // a launch repeating it makes no call for it.
@@ -48,9 +63,19 @@ class ZeQueue final : public core::TaskQueue {
     std::vector<std::vector<std::byte>> args;  // as last set; empty: not set
   };
 
-  Lane createLane(uint32_t ordinal, uint32_t index, uint32_t maxFillPatternSize);
+  Lane &createLane(uint32_t ordinal, uint32_t index, uint32_t maxFillPatternSize);
   Lane &laneFor(const core::Command &cmd);
   void destroyLanes() noexcept;
+  // Batched queues: a list and fence for the next batch of a lane, reused where the device is
+  // done with an executed one.
+  Batch nextBatch(Lane &lane);
+  // Executes every lane's open batch, then hands the commands to the completion thread. A
+  // failed execution fails the commands' futures (their events are signalled from the host,
+  // so nothing waits for them forever). Under appendMutex_.
+  void flushLocked();
+  void flush();
+  // Gives the lane an open batch if a failed flush left it without one.
+  void openBatch(Lane &lane);
   KernelClone &cloneOf(core::Kernel &kernel);
   void setArg(KernelClone &clone, uint32_t index, size_t size, const void *value);
   void setGroupSize(KernelClone &clone, const std::array<uint32_t, 3> &size);
@@ -62,13 +87,19 @@ class ZeQueue final : public core::TaskQueue {
                     std::vector<ze_event_handle_t> &wait);
 
   core::Ref<ZeDevice> zeDevice_;
+  const bool batched_;  // regular command lists, executed in batches
   std::unique_ptr<EventPool> events_;
   std::mutex appendMutex_;  // a command list takes one append at a time
-  Lane compute_;
-  Lane copy_;  // the compute lane again where the device has no copy-only group
+  std::deque<Lane> lanes_;  // every lane; the pointers below name them
+  Lane *compute_ = nullptr;
+  Lane *copy_ = nullptr;  // the compute lane again where the device has no copy-only group
   // An out-of-order queue's launches go round the compute group's queues, so independent
   // launches may run side by side on a driver that runs each list in order.
-  std::vector<Lane> moreCompute_;
+  std::vector<Lane *> moreCompute_;
+  // Batched queues: the commands of the open batches, handed to the completion thread once
+  // executed.
+  std::vector<PendingCommand> recorded_;
+  std::vector<const Lane *> recordedLanes_;  // the lane of each
   size_t nextCompute_ = 0;
   SlotRef last_;                                // in-order queues: the previous command's event
   std::vector<ze_event_handle_t> waitScratch_;  // a command's wait list, under appendMutex_

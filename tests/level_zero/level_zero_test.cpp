@@ -12,10 +12,12 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "c_api_fixture.hpp"
@@ -299,6 +301,84 @@ TEST_F(LevelZeroTest, ANativeBinaryForAnIntelGpuIsRefusedWithTheBuildLog) {
 // Two drivers at once (ISPCRT failed on an integrated plus a discrete GPU): run by ctest with
 // ZE_ENABLE_ALT_DRIVERS naming the driver twice under two file names, which the loader
 // loads as two drivers, each with its own device and context.
+TEST_F(LevelZeroTest, ABatchedQueueRunsNothingUntilSubmittedThenAllInOneRegularList) {
+  Module spirv(*device, "xpurt_test_spirv");
+  Kernel addInt(spirv, "add_int");
+  constexpr size_t kN = 64;
+  Array<int32_t, AllocType::Shared> data(*device, kN);
+  for (size_t i = 0; i < kN; ++i) data.hostPtr()[i] = 0;
+  QueueOptions options;
+  options.batched = true;
+  TaskQueue queue(*device, options);
+  zeCpu.recordClear();
+  zeCpu.recordStart();
+  for (int i = 0; i < 10; ++i) queue.launch(addInt, Range(kN), {data, data, 1});
+  // Recorded, not executed: the driver records commands as they run.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(zeCpu.recordCount(), 0u) << "a batched queue ran commands before it was synced";
+  queue.sync();
+  zeCpu.recordStop();
+  EXPECT_EQ(data.hostPtr()[kN - 1], 10);
+  std::vector<XpurtZeCpuRecord> records = zeCpu.records();
+  ASSERT_EQ(records.size(), 10u);
+  for (const XpurtZeCpuRecord &r : records)
+    EXPECT_EQ(r.commandList, records[0].commandList) << "one regular list for the batch";
+}
+
+TEST_F(LevelZeroTest, ABatchedQueueSubmitsWhenAFutureIsWaitedOnOrAnotherQueueWaitsForIt) {
+  Module spirv(*device, "xpurt_test_spirv");
+  Kernel addInt(spirv, "add_int");
+  Array<int32_t, AllocType::Shared> data(*device, 16);
+  for (int i = 0; i < 16; ++i) data.hostPtr()[i] = 0;
+  QueueOptions options;
+  options.batched = true;
+  TaskQueue batched(*device, options);
+  Future first = batched.launch(addInt, Range(16), {data, data, 1});
+  first.wait();  // submits; no sync
+  EXPECT_EQ(data.hostPtr()[15], 1);
+  // Another queue's command waits for a recorded one: that submits it.
+  Future second = batched.launch(addInt, Range(16), {data, data, 1});
+  TaskQueue other(*device);
+  other.wait(second);
+  other.launch(addInt, Range(16), {data, data, 10});
+  other.sync();
+  EXPECT_EQ(data.hostPtr()[15], 12);
+  // A host callback runs after what came before it, without a sync.
+  std::atomic<int> seen{-1};
+  batched.launch(addInt, Range(16), {data, data, 100});
+  Future callback = batched.hostCallback([&] { seen = data.hostPtr()[15]; });
+  callback.wait();
+  EXPECT_EQ(seen.load(), 112);
+  batched.sync();
+}
+
+TEST_F(LevelZeroTest, ABatchedQueueSubmitsEveryFewHundredCommandsWithoutACap) {
+  Module module(*device, "xpurt_test_tasks");
+  Kernel empty(module, "empty");
+  Module spirv(*device, "xpurt_test_spirv");
+  Kernel addInt(spirv, "add_int");
+  QueueOptions options;
+  options.batched = true;
+  options.outOfOrder = true;
+  TaskQueue queue(*device, options);
+  Array<int32_t, AllocType::Shared> data(*device, 16);
+  for (int i = 0; i < 16; ++i) data.hostPtr()[i] = 0;
+  zeCpu.recordClear();
+  zeCpu.recordStart();
+  for (int i = 0; i < 2000; ++i) queue.launch(empty, 1);
+  // Batches of 256 went to the device without a sync: most launches run without one.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (zeCpu.recordCount() < 1792 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_GE(zeCpu.recordCount(), 1792u);
+  for (int i = 0; i < 100'000; ++i) queue.launch(empty, 1);
+  queue.launch(addInt, Range(16), {data, data, 3});
+  queue.sync();
+  zeCpu.recordStop();
+  EXPECT_EQ(data.hostPtr()[15], 3);
+  EXPECT_GE(zeCpu.recordCount(), 102'001u);
+}
+
 TEST(LevelZeroTwoDrivers, EachDriversDeviceRunsAndKeepsItsMemoryAndModulesToItself) {
   std::vector<uint32_t> zeDevices;
   for (uint32_t i = 0, n = Device::count(DeviceType::CPU); i < n; ++i)
@@ -345,18 +425,21 @@ struct Fault {
   const char *spec;
   XpurtResult expected;
   const char *call;
+  bool batched = false;  // on a batched queue (regular command lists)
 };
 
 class LevelZeroFaultTest : public LevelZeroTest, public ::testing::WithParamInterface<Fault> {};
 
 // Runs the whole path once: a view, a module, a queue, copies, a launch, a sync.
-XpurtResult runOnce(Device &device, std::string &message) {
+XpurtResult runOnce(Device &device, std::string &message, bool batched = false) {
   try {
     Array<int32_t> in(device, 64), out(device, 64);
     for (int i = 0; i < 64; ++i) in.hostPtr()[i] = i;
     Module module(device, "xpurt_test_spirv");
     Kernel addInt(module, "add_int");
-    TaskQueue queue(device);
+    QueueOptions options;
+    options.batched = batched;
+    TaskQueue queue(device, options);
     queue.copyToDevice(in);
     queue.launch(addInt, Range(64), {Arg::read(in), Arg::write(out), 3});
     queue.copyToHost(out);
@@ -376,12 +459,12 @@ XpurtResult runOnce(Device &device, std::string &message) {
 TEST_P(LevelZeroFaultTest, SurfacesAsAClearErrorAndLeavesTheRuntimeUsable) {
   ASSERT_EQ(zeCpu.setFaults(GetParam().spec), 0) << GetParam().spec;
   std::string message;
-  XpurtResult r = runOnce(*device, message);
+  XpurtResult r = runOnce(*device, message, GetParam().batched);
   zeCpu.setFaults("");
   EXPECT_EQ(r, GetParam().expected) << message;
   EXPECT_NE(message.find(GetParam().call), std::string::npos) << message;
   std::string again;
-  EXPECT_EQ(runOnce(*device, again), XPURT_SUCCESS) << again;
+  EXPECT_EQ(runOnce(*device, again, GetParam().batched), XPURT_SUCCESS) << again;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -405,7 +488,14 @@ INSTANTIATE_TEST_SUITE_P(
                       Fault{"zeKernelSetArgumentValue=ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE",
                             XPURT_ERROR_INVALID_ARGUMENT, "zeKernelSetArgumentValue"},
                       Fault{"zeEventHostSynchronize=ZE_RESULT_ERROR_DEVICE_LOST@1",
-                            XPURT_ERROR_EXECUTION_FAILED, "zeEventHostSynchronize"}),
+                            XPURT_ERROR_EXECUTION_FAILED, "zeEventHostSynchronize"},
+                      Fault{"zeCommandQueueCreate=ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY",
+                            XPURT_ERROR_OUT_OF_MEMORY, "zeCommandQueueCreate", true},
+                      Fault{"zeFenceCreate=ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY",
+                            XPURT_ERROR_OUT_OF_MEMORY, "zeFenceCreate", true},
+                      Fault{"zeCommandQueueExecuteCommandLists=ZE_RESULT_ERROR_DEVICE_LOST",
+                            XPURT_ERROR_EXECUTION_FAILED, "zeCommandQueueExecuteCommandLists",
+                            true}),
     [](const auto &info) {
       std::string name = info.param.call;
       return name;
