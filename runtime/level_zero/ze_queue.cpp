@@ -123,9 +123,7 @@ ZeQueue::Lane &ZeQueue::createLane(uint32_t ordinal, uint32_t index, uint32_t ma
   check(
       zeCommandQueueCreate(zeDevice_->context().handle(), zeDevice_->handle(), &desc, &lane.queue),
       "zeCommandQueueCreate", fmt::format("queue group {}", ordinal));
-  Batch open = nextBatch(lane);
-  lane.list = open.list;
-  lane.fence = open.fence;
+  openBatch(lane);
   return lane;
 }
 
@@ -188,9 +186,7 @@ void ZeQueue::flushLocked() {
     lane.list = nullptr;
     lane.fence = nullptr;
     try {
-      Batch open = nextBatch(lane);
-      lane.list = open.list;
-      lane.fence = open.fence;
+      openBatch(lane);
     } catch (const core::Error &e) {
       // The next append makes another attempt (openBatch) and reports it.
       core::log().warn("Level Zero: {}", e.what());

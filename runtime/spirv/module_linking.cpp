@@ -33,17 +33,6 @@ std::string adviceFor(const std::string &message) {
 
 constexpr uint32_t kOpName = 5, kOpFunction = 54, kOpVariable = 59, kStorageFunction = 7;
 
-std::string literalString(std::span<const uint32_t> words) {
-  std::string s;
-  for (uint32_t w : words)
-    for (int b = 0; b < 4; ++b) {
-      char c = static_cast<char>((w >> (8 * b)) & 0xff);
-      if (!c) return s;
-      s += c;
-    }
-  return s;
-}
-
 void appendLiteralString(std::vector<uint32_t> &words, const std::string &s) {
   for (size_t i = 0; i <= s.size(); i += 4) {  // the terminating zero included
     uint32_t w = 0;

@@ -55,6 +55,8 @@ void checkAlignments(std::span<const uint32_t> words, const std::string &name) {
   }
 }
 
+}  // namespace
+
 std::string literalString(std::span<const uint32_t> words) {
   std::string s;
   for (uint32_t w : words)
@@ -65,8 +67,6 @@ std::string literalString(std::span<const uint32_t> words) {
     }
   return s;
 }
-
-}  // namespace
 
 std::vector<uint32_t> toWords(std::span<const std::byte> bytes, const std::string &name) {
   if (bytes.size() < 20 || bytes.size() % 4 != 0)

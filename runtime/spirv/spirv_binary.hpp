@@ -30,6 +30,9 @@ struct Preamble {
 // byte order: a big-endian module is swapped to host order).
 std::vector<uint32_t> toWords(std::span<const std::byte> bytes, const std::string &name);
 
+// A string literal operand: the words up to and including the one with its terminating zero.
+std::string literalString(std::span<const uint32_t> words);
+
 // Reads the preamble; throws INVALID_MODULE naming the instruction where the binary is broken.
 Preamble readPreamble(std::span<const uint32_t> words, const std::string &name);
 
