@@ -2,6 +2,8 @@
 #include "core/backend.hpp"
 #include "core/jit_worker.hpp"
 #include "cpu/cpu_backend.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "cuda/ptx_compiler.hpp"
 #include "level_zero/ze_backend.hpp"
 #include "spirv/kernel_reflection.hpp"
 
@@ -10,6 +12,7 @@ namespace xpurt::core {
 std::span<const BackendFactory> backendFactories() {
   static const BackendFactory factories[] = {
       &level_zero::createLevelZeroBackend,
+      &cuda::createCudaBackend,
       &cpu::createCpuBackend,
   };
   return factories;
@@ -20,6 +23,21 @@ Compiler findCompiler(std::string_view backend) {
   if (backend == "cpu") return &cpu::compileSpirvForCpuSerialized;
   // The Level Zero driver compiles; xpurt only reflects the kernels' signatures.
   if (backend == "level_zero") return &spirv::reflectKernelsSerialized;
+  // SPIR-V to PTX, one compiler per PTX target ("cuda_sm_80").
+  static const std::pair<std::string_view, Compiler> ptx[] = {
+      {"cuda_sm_80", &cuda::compileSpirvForCudaSerialized<80>},
+      {"cuda_sm_75", &cuda::compileSpirvForCudaSerialized<75>},
+      {"cuda_sm_72", &cuda::compileSpirvForCudaSerialized<72>},
+      {"cuda_sm_70", &cuda::compileSpirvForCudaSerialized<70>},
+      {"cuda_sm_62", &cuda::compileSpirvForCudaSerialized<62>},
+      {"cuda_sm_61", &cuda::compileSpirvForCudaSerialized<61>},
+      {"cuda_sm_60", &cuda::compileSpirvForCudaSerialized<60>},
+      {"cuda_sm_53", &cuda::compileSpirvForCudaSerialized<53>},
+      {"cuda_sm_52", &cuda::compileSpirvForCudaSerialized<52>},
+      {"cuda_sm_50", &cuda::compileSpirvForCudaSerialized<50>},
+  };
+  for (const auto &[name, compiler] : ptx)
+    if (backend == name) return compiler;
   return nullptr;
 }
 

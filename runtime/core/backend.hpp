@@ -52,6 +52,9 @@ class Backend {
     return deviceType();
   }
   virtual uint32_t deviceCount() = 0;
+  // Why the backend found no device ("no CUDA driver: ..."), for messages; empty if it has
+  // devices or nothing to say.
+  virtual std::string whyNoDevices() { return {}; }
   virtual XpurtDeviceInfo deviceInfo(uint32_t index) = 0;
   // The device at index with these options: the one that lives already, shared by every
   // handle and context that names it (one backend state per device), or a new one.
@@ -119,6 +122,14 @@ class Device : public Object {
   virtual void checkApplicationMemory(const void *memory, size_t size) const {
     (void)memory, (void)size;
   }
+  // A DEVICE view's host copy in the application's memory: a device whose copies are only
+  // asynchronous from page-locked memory locks it (and returns true) until the view goes.
+  // Best effort: memory that cannot be locked is copied from as it is.
+  virtual bool pinApplicationMemory(void *memory, size_t size) {
+    (void)memory, (void)size;
+    return false;
+  }
+  virtual void unpinApplicationMemory(void *memory) noexcept { (void)memory; }
   // Work-items per task of an ISPCRT-style launch of a SPIR-V kernel (ISPC's programCount),
   // and the work-group size a general launch gets when it leaves the choice to the runtime.
   virtual uint32_t programCount() const = 0;

@@ -97,7 +97,13 @@ static uint32_t countOfType(XpurtDeviceType type) {
 static XpurtDeviceType autoType() {
   if (countOfType(XPURT_DEVICE_TYPE_GPU) > 0) return XPURT_DEVICE_TYPE_GPU;
   static std::once_flag said;
-  std::call_once(said, [] { log().info("AUTO: no GPU device was found; using the CPU"); });
+  std::call_once(said, [] {
+    std::string why;
+    for (Backend *b : backends())
+      if (std::string reason = b->whyNoDevices(); !reason.empty())
+        why += fmt::format("{}{}: {}", why.empty() ? " (" : "; ", b->name(), reason);
+    log().info("AUTO: no GPU device was found{}{}; using the CPU", why, why.empty() ? "" : ")");
+  });
   return XPURT_DEVICE_TYPE_CPU;
 }
 
@@ -118,10 +124,15 @@ static DeviceAddress bySelector(const DeviceSelector &sel) {
   if (sel.backend.empty()) return byTypeAndIndex(autoType(), sel.index);
   if (sel.backend == "cpu") return byTypeAndIndex(XPURT_DEVICE_TYPE_CPU, sel.index);
   if (sel.backend == "gpu") return byTypeAndIndex(XPURT_DEVICE_TYPE_GPU, sel.index);
+  std::string why;
   for (Backend *b : backends())
-    if (sel.backend == b->name() && sel.index < b->deviceCount()) return {b, sel.index};
-  fail(XPURT_ERROR_NOT_FOUND, "XPURT_DEVICE={}:{} names no device of this machine (available: {})",
-       sel.backend, sel.index, available());
+    if (sel.backend == b->name()) {
+      if (sel.index < b->deviceCount()) return {b, sel.index};
+      if (std::string reason = b->whyNoDevices(); !reason.empty()) why = "; " + reason;
+    }
+  fail(XPURT_ERROR_NOT_FOUND,
+       "XPURT_DEVICE={}:{} names no device of this machine (available: {}){}", sel.backend,
+       sel.index, available(), why);
 }
 
 // ISPCRT_GPU_DEVICE, as ISPCRT reads it: which GPU "the GPU device" (index 0) is.

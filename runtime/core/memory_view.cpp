@@ -41,6 +41,7 @@ Ref<MemoryView> MemoryView::create(Ref<Device> device, void *appMemory, size_t s
   Device &dev = *view->device_;
   if (type == XPURT_ALLOC_TYPE_DEVICE) {
     view->host_ = appMemory;
+    if (appMemory) view->pinnedHost_ = dev.pinApplicationMemory(appMemory, size);
     if (!appMemory) {
       view->host_ = dev.allocate(size, XPURT_ALLOC_TYPE_HOST);
       view->ownsHost_ = true;
@@ -61,6 +62,7 @@ Ref<MemoryView> MemoryView::create(Ref<Device> device, void *appMemory, size_t s
 MemoryView::~MemoryView() {
   if (ownsDevice_) device_->deallocate(device_ptr_, type_);
   if (ownsHost_) device_->deallocate(host_, XPURT_ALLOC_TYPE_HOST);
+  if (pinnedHost_) device_->unpinApplicationMemory(host_);
 }
 
 size_t MemoryView::checkedRange(size_t offset, size_t size, const char *what) const {

@@ -33,6 +33,7 @@ class MemoryView : public Object {
   void *device_ptr_ = nullptr;
   bool ownsHost_ = false;    // host_ was allocated here (not the application's memory)
   bool ownsDevice_ = false;  // device_ptr_ is storage of its own
+  bool pinnedHost_ = false;  // the application's memory, page-locked by the device for copies
 };
 
 }  // namespace xpurt::core

@@ -3,21 +3,33 @@
 #include "config.hpp"
 #include "error.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 namespace xpurt::core {
 namespace fs = std::filesystem;
 
 namespace {
 
+// A native module: an ELF file (a shared library, a GPU binary) or PTX text.
 enum class Format { NativeLibrary, Spirv, Unknown };
+constexpr size_t kSniffBytes = 4096;  // enough to tell any of them apart
+
+// PTX is text that declares its ISA version and target near the top.
+bool isPtx(const void *data, size_t size) {
+  std::string_view text(static_cast<const char *>(data), std::min<size_t>(size, kSniffBytes));
+  return text.find(".version") != std::string_view::npos &&
+         text.find(".target") != std::string_view::npos;
+}
 
 Format sniff(const void *data, size_t size) {
   static const unsigned char elf[4] = {0x7f, 'E', 'L', 'F'};
   static const uint32_t spirvMagic = 0x07230203;
   if (size >= 4 && std::memcmp(data, elf, 4) == 0) return Format::NativeLibrary;
+  if (isPtx(data, size)) return Format::NativeLibrary;
   uint32_t word = 0;
   if (size >= 4) std::memcpy(&word, data, 4);
   if (word == spirvMagic || __builtin_bswap32(word) == spirvMagic) return Format::Spirv;
@@ -26,7 +38,7 @@ Format sniff(const void *data, size_t size) {
 
 [[noreturn]] void refuseNative(const Device &device, const std::string &name) {
   fail(XPURT_ERROR_UNSUPPORTED,
-       "module '{}' is a native library (ELF), which the {} device '{}' cannot run; load the "
+       "module '{}' is a native module (ELF or PTX), which the {} device '{}' cannot run; load the "
        "module as SPIR-V on this device",
        name, device.backend().name(), device.info().name);
 }
@@ -38,9 +50,10 @@ Ref<Module> loadFile(Device &device, const std::string &path, const ModuleOption
     fail(XPURT_ERROR_NOT_FOUND, "module file '{}' does not exist", path);
   if (!fs::is_regular_file(status))
     fail(XPURT_ERROR_INVALID_MODULE, "module path '{}' is not a regular file", path);
-  char head[4] = {};
+  char head[kSniffBytes] = {};
   std::ifstream in(path, std::ios::binary);
   in.read(head, sizeof head);
+  in.clear();  // a file shorter than the buffer is read whole
   switch (sniff(head, static_cast<size_t>(in.gcount()))) {
     case Format::NativeLibrary: {
       if (!device.loadsNativeLibraries()) refuseNative(device, path);
@@ -61,7 +74,9 @@ Ref<Module> loadFile(Device &device, const std::string &path, const ModuleOption
       break;
   }
   fail(XPURT_ERROR_INVALID_MODULE,
-       "module file '{}' is neither a shared library (ELF) nor a SPIR-V module", path);
+       "module file '{}' is neither a shared library (ELF) nor a SPIR-V module (nor a GPU "
+       "binary or PTX)",
+       path);
 }
 
 std::vector<fs::path> searchFolders() {
@@ -117,7 +132,9 @@ Ref<Module> loadMemory(Device &device, const void *data, size_t size,
       break;
   }
   fail(XPURT_ERROR_INVALID_MODULE,
-       "the {}-byte buffer is neither a shared library (ELF) nor a SPIR-V module", size);
+       "the {}-byte buffer is neither a shared library (ELF) nor a SPIR-V module (nor a GPU "
+       "binary or PTX)",
+       size);
 }
 
 }  // namespace

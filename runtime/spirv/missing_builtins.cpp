@@ -34,7 +34,7 @@ std::string openclSignature(const std::string &mangled) {
 
 std::map<std::string, std::string> dropKernelsCallingMissing(
     llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
-    const std::vector<llvm::Function *> &missing) {
+    const std::vector<llvm::Function *> &missing, const std::string &device) {
   std::map<std::string, std::string> unavailable;
   if (missing.empty()) return unavailable;
   std::set<const llvm::Function *> lacking(missing.begin(), missing.end());
@@ -61,8 +61,8 @@ std::map<std::string, std::string> dropKernelsCallingMissing(
     std::string list;
     for (const std::string &c : calls) list += (list.empty() ? "" : ", ") + c;
     unavailable[info.name] =
-        fmt::format("kernel '{}' calls OpenCL builtin{} that the CPU device does not provide: {}",
-                    info.name, calls.size() > 1 ? "s" : "", list);
+        fmt::format("kernel '{}' calls OpenCL builtin{} that the {} device does not provide: {}",
+                    info.name, calls.size() > 1 ? "s" : "", device, list);
     dropped.push_back(kernel);
   }
   for (llvm::Function *kernel : dropped) {

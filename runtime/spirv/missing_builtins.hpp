@@ -14,9 +14,9 @@ namespace xpurt::spirv {
 
 // The kernels that reach one of `missing` (builtins without a body) through their calls are
 // removed from `m`; returns, per such kernel, a message naming the builtins in OpenCL C
-// spelling ("ctz(uint4)").
+// spelling ("ctz(uint4)"). `device` names the device in the messages.
 std::map<std::string, std::string> dropKernelsCallingMissing(
     llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
-    const std::vector<llvm::Function *> &missing);
+    const std::vector<llvm::Function *> &missing, const std::string &device = "CPU");
 
 }  // namespace xpurt::spirv

@@ -243,9 +243,11 @@ TEST_P(BuiltinValuesTest, PrintfMatchesTheHostByteForByte) {
   Array<int32_t> iv(device, i);
   queue.copyToDevice(fv);
   queue.copyToDevice(iv);
+  // Made before the capture: a failure to make it must not leave stdout captured.
+  Kernel printEverything(kernels, "print_everything");
   std::fflush(stdout);
   testing::internal::CaptureStdout();
-  queue.launch(Kernel(kernels, "print_everything"), Range(1), {fv, iv});
+  queue.launch(printEverything, Range(1), {fv, iv});
   queue.sync();
   std::fflush(stdout);
   std::string got = testing::internal::GetCapturedStdout();

@@ -404,8 +404,9 @@ TEST_P(SpirvTest, PrintfWritesToTheProcessOutput) {
   values.hostPtr()[1] = -2.25f;
   Array<int32_t, AllocType::Shared> results(device, 2);
   results.hostPtr()[0] = results.hostPtr()[1] = 99;
+  Kernel printValues(spirv, "print_values");  // before the capture, which a throw would leave
   testing::internal::CaptureStdout();
-  queue.launch(Kernel(spirv, "print_values"), Range(2).local(1), {values, results});
+  queue.launch(printValues, Range(2).local(1), {values, results});
   queue.sync();
   std::fflush(stdout);
   std::string out = testing::internal::GetCapturedStdout();

@@ -1,0 +1,163 @@
+#include "cuda_completions.hpp"
+
+#include "core/clock.hpp"
+#include "core/host_callback.hpp"
+#include "core/log.hpp"
+
+namespace xpurt::cuda {
+namespace {
+
+std::string describe(const core::Command &cmd) {
+  using Type = core::Command::Type;
+  switch (cmd.type) {
+    case Type::Copy:
+      return fmt::format("a copy of {} bytes", cmd.dst.size);
+    case Type::Fill:
+      return fmt::format("a fill of {} bytes", cmd.dst.size);
+    case Type::Launch:
+    case Type::LaunchKernel:
+      return fmt::format("kernel '{}'", cmd.kernel->name());
+    case Type::HostCallback:
+      return "a host callback";
+    case Type::Barrier:
+      break;
+  }
+  return "a wait";
+}
+
+thread_local const Completions *runningCompletions = nullptr;
+
+}  // namespace
+
+Completions::Completions(CudaDevice &device, std::shared_ptr<core::FailureLog> failures)
+    : device_(device), context_(device.sharedContext()), failures_(std::move(failures)) {}
+
+void Completions::push(PendingCommand &&command) {
+  {
+    std::lock_guard lock(mutex_);
+    pending_.push_back(std::move(command));
+    ++pushed_;
+  }
+  work_.notify_one();
+}
+
+bool Completions::runningOnThisThread() const {
+  return runningCompletions == this;
+}
+
+void Completions::helpUntil(const std::function<bool()> &done) {
+  if (done()) return;
+  if (runningOnThisThread())
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "waiting for a future of a later command from a host callback of the same "
+               "queue: the queue completes its commands on the thread that runs the callback, "
+               "so it would wait forever. Wait after the callback, from another thread, or on "
+               "another queue");
+}
+
+void Completions::drain() {
+  if (runningOnThisThread())
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "xpurtSync from a host callback of the same queue: the queue completes its "
+               "commands on the thread that runs the callback, so it would wait forever. Sync "
+               "after the callback, from another thread");
+  std::unique_lock lock(mutex_);
+  uint64_t target = pushed_;
+  drained_.wait(lock, [&] { return completed_ >= target; });
+}
+
+void Completions::stop(std::function<void()> cleanup) {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    cleanup_ = std::move(cleanup);
+  }
+  work_.notify_one();
+}
+
+void Completions::run() {
+  runningCompletions = this;
+  // Driver calls on this thread need the device's context.
+  cu().CtxSetCurrent(context_->handle());
+  for (;;) {
+    PendingCommand *oldest;
+    {
+      std::unique_lock lock(mutex_);
+      work_.wait(lock, [&] { return !pending_.empty() || stopping_; });
+      if (pending_.empty()) {
+        std::function<void()> cleanup = std::move(cleanup_);
+        lock.unlock();
+        if (cleanup) cleanup();
+        return;
+      }
+      // push_back leaves references to existing entries valid, and only this thread removes.
+      oldest = &pending_.front();
+    }
+    if (oldest->func)
+      runHostCallback(*oldest);
+    else
+      finish(*oldest, cu().EventSynchronize(oldest->end->handle), "cuEventSynchronize");
+    std::lock_guard lock(mutex_);
+    pending_.pop_front();
+    ++completed_;
+    drained_.notify_all();
+  }
+}
+
+void Completions::runHostCallback(PendingCommand &command) {
+  // Earlier commands of the queue have completed (they are finished in order); what else it
+  // waits for is another queue's or backend's work.
+  std::string failure;
+  for (const core::Ref<core::Event> &e : command.hostWaits) {
+    e->wait();
+    if (e->failed() && failure.empty())
+      failure = "a host callback's dependency failed: " + e->errorMessage();
+  }
+  if (failure.empty()) failure = core::runHostCallback(command.func, command.userData);
+  if (command.done) {
+    if (failure.empty()) {
+      core::CommandTimes times;
+      if (command.done->timed()) times = {command.submitNs, core::steadyNowNs()};
+      command.done->complete(times);
+    } else {
+      failures_->note(failure);
+      command.done->fail(failure);
+    }
+  }
+  command = {};
+}
+
+void Completions::finish(PendingCommand &command, CUresult status, const char *call) {
+  core::CommandTimes times;
+  if (status == CUDA_SUCCESS && command.done && command.done->timed()) {
+    times.endNs = core::steadyNowNs();
+    times.startNs = command.submitNs;
+    float ms = 0;
+    if (command.start &&
+        cu().EventElapsedTime(&ms, command.start->handle, command.end->handle) == CUDA_SUCCESS) {
+      auto ns = static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
+      times.startNs = times.endNs > ns ? times.endNs - ns : 0;
+    }
+  }
+  if (command.done) {
+    if (status == CUDA_SUCCESS) {
+      command.done->complete(times);
+    } else {
+      std::string message =
+          fmt::format("{} on {} failed: {} returned {}{}", describe(command.command),
+                      device_.label(), call, resultName(status),
+                      toXpurtResult(status) == XPURT_ERROR_DEVICE_LOST
+                          ? " (the CUDA context is lost: release the device's objects and "
+                            "create the device again)"
+                          : "");
+      failures_->note(message);
+      command.done->fail(message, times);
+    }
+    // After completing it: a queue that looks it up in between sees it done, or waits on a
+    // signalled event.
+    EventTable::instance().remove(command.done.get());
+  }
+  command = {};  // its events, flags, views and kernel may be reused or released now
+}
+
+}  // namespace xpurt::cuda

@@ -1,0 +1,61 @@
+// The completion side of a CUDA queue: a thread that waits, in submission order, for the event
+// each command records when it ends, completes its future (device time from a start event
+// when the command is measured), runs host callbacks when their turn comes, and releases what
+// the command held.
+#pragma once
+
+#include "core/task_queue.hpp"
+#include "cuda_events.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+namespace xpurt::cuda {
+
+struct PendingCommand {
+  SlotRef end;                  // recorded after the command (null for a host callback)
+  SlotRef start;                // recorded before it, when it is measured
+  core::Ref<core::Event> done;  // its future (null for an in-order barrier)
+  std::vector<FlagRef> flags;   // host flags its stream waits on
+  std::shared_ptr<void> keep;   // memory the device reads until it completes
+  core::Command command;        // holds the views, kernel and params it uses
+  std::vector<core::Ref<core::Event>> hostWaits;  // a host callback's waits
+  XpurtHostFunc func = nullptr;                   // a host callback
+  void *userData = nullptr;
+  uint64_t submitNs = 0;  // when it was submitted: a trace's start without device times
+};
+
+class Completions final : public core::EventDriver {
+ public:
+  Completions(CudaDevice &device, std::shared_ptr<core::FailureLog> failures);
+
+  void push(PendingCommand &&command);
+  // Returns once every command pushed before the call has completed. Throws
+  // INVALID_ARGUMENT on the completion thread (a host callback of the queue would wait for
+  // itself).
+  void drain();
+  void run();  // the thread's body, until stop() and nothing is pending
+  void stop(std::function<void()> cleanup = {});
+  bool runningOnThisThread() const;
+
+  void helpUntil(const std::function<bool()> &done) override;
+
+ private:
+  void runHostCallback(PendingCommand &command);
+  void finish(PendingCommand &command, CUresult status, const char *call);
+
+  CudaDevice &device_;
+  std::shared_ptr<PrimaryContext> context_;
+  std::shared_ptr<core::FailureLog> failures_;
+  std::mutex mutex_;
+  std::condition_variable work_, drained_;
+  std::deque<PendingCommand> pending_;  // only the completion thread removes entries
+  uint64_t pushed_ = 0, completed_ = 0;
+  bool stopping_ = false;
+  std::function<void()> cleanup_;
+};
+
+}  // namespace xpurt::cuda

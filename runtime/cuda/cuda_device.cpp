@@ -1,0 +1,145 @@
+#include "cuda_device.hpp"
+
+#include "core/log.hpp"
+#include "cuda_module.hpp"
+#include "cuda_queue.hpp"
+
+namespace xpurt::cuda {
+
+PrimaryContext::PrimaryContext(CUdevice device) : device_(device) {
+  check(cu().DevicePrimaryCtxRetain(&context_, device), "cuDevicePrimaryCtxRetain");
+}
+
+PrimaryContext::~PrimaryContext() {
+  if (CUresult r = cu().DevicePrimaryCtxRelease(device_); r != CUDA_SUCCESS)
+    core::log().warn("CUDA: cuDevicePrimaryCtxRelease failed with {}", resultName(r));
+}
+
+CudaDevice::CudaDevice(core::Backend &backend, const CudaDeviceDescription &description)
+    : core::Device(backend),
+      description_(description),
+      context_(std::make_shared<PrimaryContext>(description.device)) {}
+
+CudaDevice::~CudaDevice() = default;
+
+void *CudaDevice::allocate(size_t size, XpurtAllocationType type) {
+  ContextScope scope(context());
+  const DriverApi &api = cu();
+  CUresult r;
+  const char *call;
+  void *ptr = nullptr;
+  switch (type) {
+    case XPURT_ALLOC_TYPE_DEVICE: {
+      CUdeviceptr p = 0;
+      call = "cuMemAlloc";
+      r = api.MemAlloc(&p, size);
+      ptr = reinterpret_cast<void *>(p);
+      break;
+    }
+    case XPURT_ALLOC_TYPE_SHARED: {
+      if (!description_.managedMemory)
+        core::fail(XPURT_ERROR_UNSUPPORTED,
+                   "{} has no managed memory, which SHARED views need: use DEVICE views", label());
+      // Asking for more managed memory than the device has free can hang the GPU rather than
+      // fail: refused here.
+      size_t free = 0, total = 0;
+      check(api.MemGetInfo(&free, &total), "cuMemGetInfo");
+      if (size > free)
+        core::fail(XPURT_ERROR_OUT_OF_MEMORY,
+                   "a SHARED view of {} bytes is more than the {} bytes free on {}: use a "
+                   "smaller view or free memory first",
+                   size, free, label());
+      CUdeviceptr p = 0;
+      call = "cuMemAllocManaged";
+      r = api.MemAllocManaged(&p, size, CU_MEM_ATTACH_GLOBAL);
+      ptr = reinterpret_cast<void *>(p);
+      break;
+    }
+    default:
+      // Page-locked and mapped for every context: copies from it are asynchronous, and the
+      // device can read it.
+      call = "cuMemHostAlloc";
+      r = api.MemHostAlloc(&ptr, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+      break;
+  }
+  if (r == CUDA_ERROR_OUT_OF_MEMORY || r == CUDA_ERROR_INVALID_VALUE)
+    core::fail(XPURT_ERROR_OUT_OF_MEMORY, "{} failed with {}: {} bytes cannot be allocated on {}",
+               call, resultName(r), size, label());
+  check(r, call, fmt::format("{} bytes on {}", size, label()));
+  return ptr;
+}
+
+void CudaDevice::deallocate(void *ptr, XpurtAllocationType type) noexcept {
+  if (!ptr) return;
+  try {
+    ContextScope scope(context());
+    CUresult r = type == XPURT_ALLOC_TYPE_HOST ? cu().MemFreeHost(ptr)
+                                               : cu().MemFree(reinterpret_cast<CUdeviceptr>(ptr));
+    if (r != CUDA_SUCCESS) core::log().warn("CUDA: freeing memory failed with {}", resultName(r));
+  } catch (const core::Error &e) {
+    core::log().warn("CUDA: memory not freed: {}", e.what());
+  }
+}
+
+void CudaDevice::checkApplicationMemory(const void *memory, size_t) const {
+  ContextScope scope(context());
+  CUmemorytype type{};
+  CUresult r = cu().PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                        reinterpret_cast<CUdeviceptr>(memory));
+  if (r == CUDA_SUCCESS && type == CU_MEMORYTYPE_DEVICE) {
+    bool managed = false;
+    unsigned int isManaged = 0;
+    if (cu().PointerGetAttribute(&isManaged, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                 reinterpret_cast<CUdeviceptr>(memory)) == CUDA_SUCCESS)
+      managed = isManaged != 0;
+    if (!managed)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "the application memory at {} is CUDA device memory, which the host cannot "
+                 "read, so it cannot be a DEVICE view's host copy: pass host memory",
+                 memory);
+  }
+}
+
+bool CudaDevice::pinApplicationMemory(void *memory, size_t size) {
+  try {
+    ContextScope scope(context());
+    CUresult r = cu().MemHostRegister(memory, size, CU_MEMHOSTREGISTER_PORTABLE);
+    if (r == CUDA_SUCCESS) return true;
+    // Already registered (another view of it, or by the application), or memory the driver
+    // cannot lock: copies go through the driver's staging buffers instead.
+    core::log().debug(
+        "CUDA: {} bytes of application memory at {} stay pageable: "
+        "cuMemHostRegister failed with {}",
+        size, memory, resultName(r));
+  } catch (const core::Error &e) {
+    core::log().debug("CUDA: application memory stays pageable: {}", e.what());
+  }
+  return false;
+}
+
+void CudaDevice::unpinApplicationMemory(void *memory) noexcept {
+  try {
+    ContextScope scope(context());
+    if (CUresult r = cu().MemHostUnregister(memory); r != CUDA_SUCCESS)
+      core::log().warn("CUDA: cuMemHostUnregister failed with {}", resultName(r));
+  } catch (const core::Error &e) {
+    core::log().warn("CUDA: application memory not unregistered: {}", e.what());
+  }
+}
+
+core::Ref<core::TaskQueue> CudaDevice::createQueue(const core::QueueOptions &options) {
+  return core::makeRef<CudaQueue>(core::Ref<CudaDevice>(this), options);
+}
+
+core::Ref<core::Module> CudaDevice::loadSpirv(std::span<const std::byte> bytes,
+                                              const std::string &name,
+                                              const core::ModuleOptions &options) {
+  return loadCudaSpirvModule(core::Ref<CudaDevice>(this), bytes, name, options);
+}
+
+core::Ref<core::Module> CudaDevice::loadNativeLibrary(const core::NativeLibrary &library,
+                                                      const core::ModuleOptions &options) {
+  return loadCudaNativeModule(core::Ref<CudaDevice>(this), library, options);
+}
+
+}  // namespace xpurt::cuda

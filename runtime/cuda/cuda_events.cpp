@@ -1,0 +1,130 @@
+#include "cuda_events.hpp"
+
+#include "core/log.hpp"
+
+namespace xpurt::cuda {
+
+// The pool's events outlive the queue that made them while a waiter holds one.
+struct EventPool::State {
+  std::shared_ptr<PrimaryContext> context;
+  unsigned flags;
+  std::mutex mutex;
+  std::vector<CUevent> free;
+  ~State() {
+    try {
+      ContextScope scope(context->handle());
+      for (CUevent e : free) cu().EventDestroy(e);
+    } catch (const core::Error &e) {
+      core::log().warn("CUDA: events not destroyed: {}", e.what());
+    }
+  }
+};
+
+EventPool::EventPool(std::shared_ptr<PrimaryContext> context, bool timing)
+    : state_(std::make_shared<State>()) {
+  state_->context = std::move(context);
+  state_->flags = timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING;
+}
+
+EventPool::~EventPool() = default;
+
+SlotRef EventPool::acquire() {
+  CUevent event = nullptr;
+  {
+    std::lock_guard lock(state_->mutex);
+    if (!state_->free.empty()) {
+      event = state_->free.back();
+      state_->free.pop_back();
+    }
+  }
+  if (!event) check(cu().EventCreate(&event, state_->flags), "cuEventCreate");
+  std::shared_ptr<State> state = state_;
+  return SlotRef(new EventSlot{event}, [state](EventSlot *slot) {
+    std::lock_guard lock(state->mutex);
+    state->free.push_back(slot->handle);
+    delete slot;
+  });
+}
+
+EventTable &EventTable::instance() {
+  static EventTable *table = new EventTable;  // used by queues finishing at exit
+  return *table;
+}
+
+void EventTable::add(const core::Event *event, SlotRef slot) {
+  std::lock_guard lock(mutex_);
+  slots_[event] = std::move(slot);
+}
+
+void EventTable::remove(const core::Event *event) {
+  SlotRef slot;  // released outside the lock: its deleter takes the pool's
+  std::lock_guard lock(mutex_);
+  if (auto it = slots_.find(event); it != slots_.end()) {
+    slot = std::move(it->second);
+    slots_.erase(it);
+  }
+}
+
+SlotRef EventTable::find(const core::Event *event) const {
+  std::lock_guard lock(mutex_);
+  auto it = slots_.find(event);
+  return it == slots_.end() ? nullptr : it->second;
+}
+
+// Flags live in pages of page-locked, device-mapped host memory, handed out one word at a time.
+struct HostFlagPool::State {
+  static constexpr size_t kWordsPerPage = 1024;
+  std::shared_ptr<PrimaryContext> context;
+  std::mutex mutex;
+  std::vector<void *> pages;
+  std::vector<HostFlag> free;
+  ~State() {
+    try {
+      ContextScope scope(context->handle());
+      for (void *p : pages) cu().MemFreeHost(p);
+    } catch (const core::Error &e) {
+      core::log().warn("CUDA: host flags not freed: {}", e.what());
+    }
+  }
+};
+
+HostFlagPool::HostFlagPool(std::shared_ptr<PrimaryContext> context)
+    : state_(std::make_shared<State>()) {
+  state_->context = std::move(context);
+}
+
+HostFlagPool::~HostFlagPool() = default;
+
+FlagRef HostFlagPool::acquire() {
+  HostFlag flag;
+  {
+    std::lock_guard lock(state_->mutex);
+    if (state_->free.empty()) {
+      ContextScope scope(state_->context->handle());
+      void *page = nullptr;
+      check(cu().MemHostAlloc(&page, State::kWordsPerPage * sizeof(uint32_t),
+                              CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP),
+            "cuMemHostAlloc", "host flags for waits on other work");
+      CUdeviceptr device = 0;
+      if (CUresult r = cu().MemHostGetDevicePointer(&device, page, 0); r != CUDA_SUCCESS) {
+        cu().MemFreeHost(page);
+        failCall("cuMemHostGetDevicePointer", r, "host flags for waits on other work");
+      }
+      state_->pages.push_back(page);
+      auto *words = static_cast<volatile uint32_t *>(page);
+      for (size_t i = 0; i < State::kWordsPerPage; ++i)
+        state_->free.push_back({words + i, device + i * sizeof(uint32_t)});
+    }
+    flag = state_->free.back();
+    state_->free.pop_back();
+  }
+  __atomic_store_n(flag.host, 0u, __ATOMIC_RELAXED);
+  std::shared_ptr<State> state = state_;
+  return FlagRef(new HostFlag(flag), [state](HostFlag *f) {
+    std::lock_guard lock(state->mutex);
+    state->free.push_back(*f);
+    delete f;
+  });
+}
+
+}  // namespace xpurt::cuda

@@ -1,0 +1,74 @@
+// CUDA events for xpurt's commands, and host flags for waits on work CUDA does not run.
+// A command records an event from its queue's pool when it ends; any queue of any CUDA device
+// that waits on the command waits on that event on the device (cuStreamWaitEvent), found
+// through the table of pending commands' events. cuStreamWaitEvent waits for the record made
+// before the call, so an event may be recorded again once its command has completed: there is
+// no cap on the commands between syncs. A wait on anything else (a host callback, another
+// backend's future) is a 32-bit flag in page-locked host memory that the stream waits on
+// (cuStreamWaitValue32) and the host sets when that work completes.
+#pragma once
+
+#include "core/event.hpp"
+#include "cuda_device.hpp"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace xpurt::cuda {
+
+struct EventSlot {
+  CUevent handle = nullptr;
+};
+// Back to its pool when the last reference goes.
+using SlotRef = std::shared_ptr<EventSlot>;
+
+class EventPool {
+ public:
+  // timing: events that cuEventElapsedTime can read (profiling queues); others are cheaper.
+  EventPool(std::shared_ptr<PrimaryContext> context, bool timing);
+  ~EventPool();
+  EventPool(const EventPool &) = delete;
+  EventPool &operator=(const EventPool &) = delete;
+  SlotRef acquire();  // throws on failure
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// The events of every pending CUDA command, by the core event it completes.
+class EventTable {
+ public:
+  static EventTable &instance();
+  void add(const core::Event *event, SlotRef slot);
+  void remove(const core::Event *event);
+  SlotRef find(const core::Event *event) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<const core::Event *, SlotRef> slots_;
+};
+
+struct HostFlag {
+  volatile uint32_t *host = nullptr;
+  CUdeviceptr device = 0;
+  void set() { __atomic_store_n(host, 1u, __ATOMIC_RELEASE); }
+};
+using FlagRef = std::shared_ptr<HostFlag>;
+
+class HostFlagPool {
+ public:
+  explicit HostFlagPool(std::shared_ptr<PrimaryContext> context);
+  ~HostFlagPool();
+  HostFlagPool(const HostFlagPool &) = delete;
+  HostFlagPool &operator=(const HostFlagPool &) = delete;
+  FlagRef acquire();  // a cleared flag; throws on failure
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace xpurt::cuda

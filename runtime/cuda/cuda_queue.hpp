@@ -1,0 +1,58 @@
+// A queue on a CUDA device: commands go to streams of their own (non-blocking, so the legacy
+// default stream orders nothing), each followed by an event record; what a command waits on is
+// a cuStreamWaitEvent for another CUDA command, or a host flag for anything else (a host
+// callback, another backend's future). An in-order queue is one stream. An out-of-order queue
+// puts copies to the device and copies to the host on streams of their own (the GPU's copy
+// engines run them beside kernels and beside each other) and spreads launches over four
+// streams, ordered only by the dependencies the core works out. A completion thread per queue
+// completes the futures (cuda_completions.hpp).
+#pragma once
+
+#include "core/task_queue.hpp"
+#include "cuda_completions.hpp"
+#include "cuda_device.hpp"
+#include "cuda_events.hpp"
+
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace xpurt::cuda {
+
+class CudaQueue final : public core::TaskQueue {
+ public:
+  CudaQueue(core::Ref<CudaDevice> device, const core::QueueOptions &options);
+  // Waits for the queued work, then destroys the streams.
+  ~CudaQueue() override;
+
+ protected:
+  void submit(core::Command &&cmd) override;
+  void drain() override;
+
+ private:
+  CUstream streamFor(const core::Command &cmd);
+  // Makes `stream` wait for `event` before what is enqueued next.
+  void waitOn(CUstream stream, const core::Ref<core::Event> &event, PendingCommand &p);
+  // Enqueues the command's work; returns what must stay alive until it completes.
+  std::shared_ptr<void> enqueue(core::Command &cmd, CUstream stream);
+  void enqueueFill(core::Command &cmd, CUstream stream);
+  void enqueueLaunch(core::Command &cmd, CUstream stream);
+
+  core::Ref<CudaDevice> cudaDevice_;
+  std::shared_ptr<PrimaryContext> context_;
+  std::mutex submitMutex_;
+  std::vector<CUstream> streams_;  // [0]: in order, or an out-of-order queue's first compute
+  CUstream toDevice_ = nullptr, toHost_ = nullptr;  // out-of-order queues' copy streams
+  size_t nextCompute_ = 0;
+  size_t computeStreams_ = 1;
+  EventPool events_;
+  EventPool timedEvents_;
+  HostFlagPool flags_;
+  // In-order queues: a host callback the next command must wait for (it runs on the host).
+  core::Ref<core::Event> afterHost_;
+  std::shared_ptr<Completions> completions_;
+  std::thread completionThread_;
+};
+
+}  // namespace xpurt::cuda

@@ -1,0 +1,253 @@
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "nvptx_lowering.hpp"
+#include "spirv/builtin_lowering.hpp"
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Demangle/Demangle.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#ifndef XPURT_LIBCLC_NVPTX
+#define XPURT_LIBCLC_NVPTX ""
+#endif
+
+namespace xpurt::cuda {
+namespace {
+
+// The function name in an OpenCL builtin's mangled name: "sincos" for _Z6sincosfPf.
+std::optional<std::string_view> baseName(llvm::StringRef mangled) {
+  if (!mangled.startswith("_Z")) return std::nullopt;
+  size_t at = 2, length = 0;
+  while (at < mangled.size() && std::isdigit(static_cast<unsigned char>(mangled[at])))
+    length = length * 10 + static_cast<size_t>(mangled[at++] - '0');
+  if (length == 0 || at + length > mangled.size()) return std::nullopt;
+  return std::string_view(mangled.data() + at, length);
+}
+
+// A builtin's demangled signature with address spaces by role, the same for a SPIR-mangled
+// name and a libclc NVPTX one: SPIR's generic (AS4) and private pointers and NVPTX's
+// unqualified ones are all "T*"; SPIR's constant AS2 is NVPTX's AS4.
+std::string signature(const std::string &mangled, bool spir) {
+  std::string s = llvm::demangle(mangled);
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (s.compare(i, 3, " AS") == 0 && i + 4 < s.size() && s[i + 4] == '*') {
+      char space = s[i + 3];
+      if (spir && space == '4')
+        out += "*";
+      else if (spir ? space == '2' : space == '4')
+        out += " __constant*";
+      else if (space == '1')
+        out += " __global*";
+      else if (space == '3')
+        out += " __local*";
+      else
+        out += s.substr(i, 5);
+      i += 5;
+      continue;
+    }
+    out += s[i++];
+  }
+  return out;
+}
+
+std::string libraryPath() {
+  if (std::optional<std::string> path = core::envValue("XPURT_LIBCLC_NVPTX")) return *path;
+  return XPURT_LIBCLC_NVPTX;
+}
+
+std::unique_ptr<llvm::Module> loadLibrary(llvm::LLVMContext &c, const std::string &name) {
+  std::string path = libraryPath();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (path.empty() || !buffer)
+    core::fail(XPURT_ERROR_INVALID_MODULE,
+               "module '{}': libclc's NVPTX builtin library '{}' is missing: install libclc-15 "
+               "(it provides nvptx64--nvidiacl.bc) or point XPURT_LIBCLC_NVPTX at that file",
+               name, path.empty() ? "nvptx64--nvidiacl.bc" : path);
+  auto module = llvm::getOwningLazyBitcodeModule(std::move(*buffer), c);
+  if (!module)
+    core::fail(XPURT_ERROR_INVALID_MODULE,
+               "module '{}': libclc's NVPTX library '{}' is unreadable ({}): reinstall libclc-15",
+               name, path, llvm::toString(module.takeError()));
+  return std::move(*module);
+}
+
+// Work-item functions libclc's NVPTX library lacks, from those it has; a CUDA launch has no
+// global offset and only whole work-groups.
+void defineWorkItemExtras(llvm::Module &m) {
+  llvm::LLVMContext &c = m.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
+  auto query = [&](const char *fn) {
+    return m.getOrInsertFunction(fn, llvm::FunctionType::get(i64, {i32}, false));
+  };
+  auto define = [&](llvm::Function &f, auto body) {
+    auto *entry = llvm::BasicBlock::Create(c, "entry", &f);
+    llvm::IRBuilder<> b(entry);
+    body(b);
+    f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+  };
+  // linear id = (id2 * size1 + id1) * size0 + id0
+  auto linear = [&](llvm::IRBuilder<> &b, const char *id, const char *size) {
+    llvm::Value *r = b.CreateCall(query(id), {b.getInt32(2)});
+    for (int d : {1, 0})
+      r = b.CreateAdd(b.CreateMul(r, b.CreateCall(query(size), {b.getInt32(d)})),
+                      b.CreateCall(query(id), {b.getInt32(d)}));
+    b.CreateRet(r);
+  };
+  for (llvm::Function &f : m) {
+    if (!f.isDeclaration() || f.use_empty()) continue;
+    llvm::StringRef n = f.getName();
+    if (n == "_Z17get_global_offsetj") {
+      define(f, [&](llvm::IRBuilder<> &b) { b.CreateRet(b.getInt64(0)); });
+    } else if (n == "_Z23get_enqueued_local_sizej") {
+      define(f, [&](llvm::IRBuilder<> &b) {
+        b.CreateRet(b.CreateCall(query("_Z14get_local_sizej"), {f.getArg(0)}));
+      });
+    } else if (n == "_Z20get_global_linear_idv") {
+      define(f, [&](llvm::IRBuilder<> &b) {
+        linear(b, "_Z13get_global_idj", "_Z15get_global_sizej");
+      });
+    } else if (n == "_Z19get_local_linear_idv") {
+      define(f,
+             [&](llvm::IRBuilder<> &b) { linear(b, "_Z12get_local_idj", "_Z14get_local_sizej"); });
+    } else if (n.startswith("_Z18work_group_barrierj")) {
+      // bar.sync orders the block's shared and global memory accesses as barrier() must.
+      define(f, [&](llvm::IRBuilder<> &b) {
+        b.CreateCall(llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::nvvm_barrier0));
+        b.CreateRetVoid();
+      });
+    }
+  }
+}
+
+// Renames the module's builtin declarations to the library's names for the same signatures;
+// declarations that meet under one name (a private and a generic pointer variant) merge. The
+// two manglings share one namespace (SPIR's generic PU3AS4 is NVPTX's constant PU3AS4), so
+// every declaration is first moved out of the way; those without a match get their name back.
+void renameToLibrary(llvm::Module &m, llvm::Module &library) {
+  std::vector<std::pair<llvm::Function *, std::string>> declared;
+  std::set<std::string, std::less<>> bases;
+  for (llvm::Function &f : m)
+    if (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic())
+      if (auto base = baseName(f.getName())) {
+        bases.emplace(*base);
+        declared.emplace_back(&f, f.getName().str());
+      }
+  std::map<std::string, std::string> bySignature;
+  for (llvm::Function &f : library)
+    if (auto base = baseName(f.getName()); base && bases.count(*base))
+      bySignature[signature(f.getName().str(), false)] = f.getName().str();
+  for (auto &[f, name] : declared) f->setName("xpurt.spir." + name);
+  for (auto &[f, name] : declared) {
+    auto it = bySignature.find(signature(name, true));
+    if (it == bySignature.end()) {
+      f->setName(name);
+    } else if (llvm::Function *existing = m.getFunction(it->second)) {
+      if (existing->getFunctionType() == f->getFunctionType()) {
+        f->replaceAllUsesWith(existing);
+        f->eraseFromParent();
+      } else {
+        f->setName(name);
+      }
+    } else {
+      f->setName(it->second);
+    }
+  }
+}
+
+// libclc's native_* functions use llvm.sin, llvm.exp2 and the like, which LLVM 15's NVPTX back
+// end cannot select: their calls become calls of the library's OpenCL functions (per element,
+// half through float). Returns whether any call changed.
+bool replaceUnselectableMath(llvm::Module &m) {
+  static const std::map<llvm::Intrinsic::ID, const char *> names = {
+      {llvm::Intrinsic::sin, "3sin"},     {llvm::Intrinsic::cos, "3cos"},
+      {llvm::Intrinsic::exp, "3exp"},     {llvm::Intrinsic::exp2, "4exp2"},
+      {llvm::Intrinsic::log, "3log"},     {llvm::Intrinsic::log2, "4log2"},
+      {llvm::Intrinsic::log10, "5log10"}, {llvm::Intrinsic::pow, "3pow"}};
+  std::vector<llvm::CallInst *> calls;
+  for (llvm::Function &f : m)
+    if (f.isIntrinsic() && names.count(f.getIntrinsicID()))
+      for (llvm::User *u : f.users())
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(call);
+  for (llvm::CallInst *call : calls) {
+    llvm::IRBuilder<> b(call);
+    llvm::Type *type = call->getType();
+    llvm::Type *element = type->getScalarType();
+    llvm::Type *t = element->isDoubleTy() ? element : b.getFloatTy();
+    unsigned arity = call->arg_size();
+    std::string name = std::string("_Z") + names.at(call->getIntrinsicID()) +
+                       std::string(arity, t->isDoubleTy() ? 'd' : 'f');
+    auto callee = m.getOrInsertFunction(
+        name, llvm::FunctionType::get(t, std::vector<llvm::Type *>(arity, t), false));
+    auto scalar = [&](std::vector<llvm::Value *> args) {
+      for (llvm::Value *&a : args) a = b.CreateFPCast(a, t);
+      return b.CreateFPCast(b.CreateCall(callee, args), element);
+    };
+    llvm::Value *result = nullptr;
+    if (auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(type)) {
+      result = llvm::PoisonValue::get(type);
+      for (unsigned e = 0; e < vector->getNumElements(); ++e) {
+        std::vector<llvm::Value *> args;
+        for (llvm::Value *a : call->args()) args.push_back(b.CreateExtractElement(a, e));
+        result = b.CreateInsertElement(result, scalar(args), e);
+      }
+    } else {
+      result = scalar(std::vector<llvm::Value *>(call->arg_begin(), call->arg_end()));
+    }
+    call->replaceAllUsesWith(result);
+    call->eraseFromParent();
+  }
+  return !calls.empty();
+}
+
+bool usesLibrary(const llvm::Module &m) {
+  for (const llvm::Function &f : m)
+    if (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z")) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &name) {
+  defineWorkItemExtras(m);
+  if (usesLibrary(m)) {
+    std::unique_ptr<llvm::Module> library = loadLibrary(m.getContext(), name);
+    renameToLibrary(m, *library);
+    // The library's own triple and layout, so that linking does not warn of a mismatch.
+    std::string triple = m.getTargetTriple();
+    llvm::DataLayout layout = m.getDataLayout();
+    m.setTargetTriple(library->getTargetTriple());
+    m.setDataLayout(library->getDataLayout());
+    auto link = [&](std::unique_ptr<llvm::Module> lib) {
+      if (llvm::Linker::linkModules(m, std::move(lib), llvm::Linker::LinkOnlyNeeded))
+        core::fail(XPURT_ERROR_INVALID_MODULE,
+                   "module '{}': linking it with libclc's NVPTX builtin library failed", name);
+    };
+    link(std::move(library));
+    if (replaceUnselectableMath(m)) link(loadLibrary(m.getContext(), name));
+    m.setTargetTriple(triple);
+    m.setDataLayout(layout);
+  }
+  // What the library lacks: xpurt's target-neutral bodies (C11 atomics, directed-rounding
+  // conversions, ...); the rest is missing, as is any other function without a body.
+  std::vector<llvm::Function *> missing = spirv::defineMissingBuiltins(m, false);
+  std::set<llvm::Function *> known(missing.begin(), missing.end());
+  for (llvm::Function &f : m)
+    if (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic() && f.getName() != "vprintf" &&
+        f.getName() != "printf" && !known.count(&f))
+      missing.push_back(&f);
+  return missing;
+}
+
+}  // namespace xpurt::cuda

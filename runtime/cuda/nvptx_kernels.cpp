@@ -1,0 +1,106 @@
+#include "core/error.hpp"
+#include "nvptx_lowering.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Metadata.h>
+
+namespace xpurt::cuda {
+namespace {
+
+using Kind = core::KernelParam::Kind;
+
+void annotate(llvm::Module &m, llvm::Function *kernel, const char *key, uint32_t value) {
+  llvm::LLVMContext &c = m.getContext();
+  llvm::Metadata *fields[] = {
+      llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(c, key),
+      llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), value))};
+  m.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(c, fields));
+}
+
+llvm::GlobalVariable *dynamicShared(llvm::Module &m) {
+  if (auto *g = m.getGlobalVariable(kDynamicSharedName)) return g;
+  auto *type = llvm::ArrayType::get(llvm::Type::getInt8Ty(m.getContext()), 0);
+  auto *g =
+      new llvm::GlobalVariable(m, type, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                               kDynamicSharedName, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+  g->setAlignment(llvm::Align(16));
+  return g;
+}
+
+// The PTX entry `info.name`: the kernel's parameters (__local pointers as i32 offsets into the
+// dynamic shared memory) passed on to its body, which becomes an ordinary function (kernels
+// may call kernels, and a PTX entry cannot be called).
+void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &info) {
+  llvm::LLVMContext &c = m.getContext();
+  if (info.args.size() != body.arg_size())
+    core::fail(XPURT_ERROR_INVALID_MODULE,
+               "module '{}': kernel '{}' has {} parameters in its code but {} in its reflection",
+               m.getModuleIdentifier(), info.name, body.arg_size(), info.args.size());
+  body.setName("xpurt.kernel." + info.name);
+  std::vector<llvm::Type *> params;
+  for (unsigned i = 0; i < body.arg_size(); ++i)
+    params.push_back(info.args[i].kind == Kind::LocalPointer ? llvm::Type::getInt32Ty(c)
+                                                             : body.getArg(i)->getType());
+  auto *entry =
+      llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(c), params, false),
+                             llvm::GlobalValue::ExternalLinkage, info.name, m);
+  entry->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  entry->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
+  std::vector<llvm::Value *> args;
+  for (unsigned i = 0; i < body.arg_size(); ++i) {
+    llvm::Argument *a = entry->getArg(i);
+    a->setName(body.getArg(i)->getName());
+    if (info.args[i].kind == Kind::LocalPointer) {
+      llvm::Value *offset = b.CreateZExt(a, b.getInt64Ty());
+      args.push_back(b.CreateGEP(b.getInt8Ty(), dynamicShared(m), offset));
+    } else {
+      entry->addParamAttrs(i, llvm::AttrBuilder(c, body.getAttributes().getParamAttrs(i)));
+      args.push_back(a);
+    }
+  }
+  auto *call = b.CreateCall(body.getFunctionType(), &body, args);
+  call->setAttributes(body.getAttributes());
+  b.CreateRetVoid();
+  body.setLinkage(llvm::GlobalValue::InternalLinkage);
+  body.removeFnAttr(llvm::Attribute::NoInline);
+  body.removeFnAttr(llvm::Attribute::OptimizeNone);
+  body.addFnAttr(llvm::Attribute::AlwaysInline);
+  annotate(m, entry, "kernel", 1);
+  const char *axes[] = {"reqntidx", "reqntidy", "reqntidz"};
+  if (info.requiredLocalSize[0] != 0)
+    for (int d = 0; d < 3; ++d)
+      annotate(m, entry, axes[d], std::max(info.requiredLocalSize[d], 1u));
+}
+
+}  // namespace
+
+void lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
+                  const std::map<std::string, std::string> &unavailable) {
+  // Every function and call: the plain calling convention (SPIR's spir_func and spir_kernel
+  // mean nothing to NVPTX, and a call must match its callee's).
+  for (llvm::Function &f : m) {
+    f.setCallingConv(llvm::CallingConv::C);
+    for (llvm::Instruction &i : llvm::instructions(f))
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+        call->setCallingConv(llvm::CallingConv::C);
+    if (!f.isDeclaration()) {
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      f.setComdat(nullptr);
+    }
+  }
+  for (const spirv::KernelInfo &info : kernels) {
+    if (unavailable.count(info.name)) continue;
+    llvm::Function *body = m.getFunction(info.name);
+    if (!body || body->isDeclaration())
+      core::fail(XPURT_ERROR_INVALID_MODULE,
+                 "module '{}': kernel '{}' vanished while compiling it to PTX",
+                 m.getModuleIdentifier(), info.name);
+    buildEntry(m, *body, info);
+  }
+}
+
+}  // namespace xpurt::cuda

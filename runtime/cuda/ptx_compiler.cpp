@@ -1,0 +1,252 @@
+#include "ptx_compiler.hpp"
+
+#include "core/byte_stream.hpp"
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "nvptx_lowering.hpp"
+#include "spirv/kernel_reflection.hpp"
+#include "spirv/missing_builtins.hpp"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/CodeGen/AtomicExpandUtils.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include <filesystem>
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+namespace xpurt::cuda {
+namespace {
+
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+// The CPU's capabilities (cpu/cpu_capabilities.hpp): the kernels that call a builtin of one
+// that NVPTX lacks (sub-groups) are refused by themselves.
+constexpr uint32_t kCudaCapabilities[] = {
+    4 /*Addresses*/, 5 /*Linkage*/, 6 /*Kernel*/, 7 /*Vector16*/, 8 /*Float16Buffer*/,
+    9 /*Float16*/, 10 /*Float64*/, 11 /*Int64*/, 12 /*Int64Atomics*/, 18 /*Groups*/, 22 /*Int16*/,
+    38 /*GenericPointer*/, 39 /*Int8*/, 58 /*SubgroupDispatch*/, 61 /*GroupNonUniform*/,
+    62 /*GroupNonUniformVote*/, 63 /*GroupNonUniformArithmetic*/, 64 /*GroupNonUniformBallot*/,
+    65 /*GroupNonUniformShuffle*/, 66 /*GroupNonUniformShuffleRelative*/,
+    67 /*GroupNonUniformClustered*/, 5568 /*SubgroupShuffleINTEL*/,
+    5569 /*SubgroupBufferBlockIOINTEL*/, 5612 /*AtomicFloat32MinMaxEXT*/,
+    5613 /*AtomicFloat64MinMaxEXT*/, 6016 /*DotProductInputAll*/, 6017 /*DotProductInput4x8Bit*/,
+    6018 /*DotProductInput4x8BitPacked*/, 6019 /*DotProduct*/, 6025 /*BitInstructions*/,
+    6026 /*GroupNonUniformRotateKHR*/, 6033 /*AtomicFloat32AddEXT*/, 6034 /*AtomicFloat64AddEXT*/,
+    // Hints only: icpx declares them in most SYCL modules.
+    5629 /*ExpectAssumeKHR*/, 5821 /*FunctionFloatControlINTEL*/, 5837 /*FPFastMathModeINTEL*/,
+    5892 /*KernelAttributesINTEL*/, 5910 /*MemoryAccessAliasingINTEL*/};
+
+constexpr uint32_t kPtxMagic = 0x58505458;  // "XPTX"
+constexpr uint32_t kPtxFormat = 1;
+
+std::unique_ptr<llvm::TargetMachine> targetMachine(int sm, const std::string &name) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+  if (!target)
+    core::fail(XPURT_ERROR_INVALID_MODULE,
+               "module '{}': this LLVM has no NVPTX target ({}); build xpurt with an LLVM 15 "
+               "that includes it",
+               name, error);
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      kTriple, "sm_" + std::to_string(sm), "+ptx75", llvm::TargetOptions(), llvm::None, llvm::None,
+      llvm::CodeGenOpt::Aggressive));
+}
+
+// Floating-point atomics PTX has no instruction for (min, max, sub; double add before sm_60)
+// become compare-and-swap loops: LLVM 15's NVPTX back end cannot select them.
+void expandFloatAtomics(llvm::Module &m, int sm) {
+  std::vector<llvm::AtomicRMWInst *> expand;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &i : llvm::instructions(f))
+      if (auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&i)) {
+        llvm::Type *t = rmw->getValOperand()->getType();
+        if (!t->isFloatingPointTy()) continue;
+        bool native = rmw->getOperation() == llvm::AtomicRMWInst::FAdd &&
+                      (t->isFloatTy() || (t->isDoubleTy() && sm >= 60));
+        if (!native && rmw->getOperation() != llvm::AtomicRMWInst::Xchg) expand.push_back(rmw);
+      }
+  for (llvm::AtomicRMWInst *rmw : expand)
+    llvm::expandAtomicRMWToCmpXchg(
+        rmw, [](llvm::IRBuilder<> &b, llvm::Value *address, llvm::Value *loaded, llvm::Value *value,
+                llvm::Align align, llvm::AtomicOrdering order, llvm::SyncScope::ID scope,
+                llvm::Value *&success, llvm::Value *&newLoaded) {
+          llvm::Type *t = b.getIntNTy(
+              static_cast<unsigned>(loaded->getType()->getPrimitiveSizeInBits().getFixedSize()));
+          auto *x = b.CreateAtomicCmpXchg(
+              address, b.CreateBitCast(loaded, t), b.CreateBitCast(value, t), align, order,
+              llvm::AtomicCmpXchgInst::getStrongestFailureOrdering(order), scope);
+          success = b.CreateExtractValue(x, 1);
+          newLoaded = b.CreateBitCast(b.CreateExtractValue(x, 0), loaded->getType());
+        });
+}
+
+void optimize(llvm::Module &m, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);  // registers the NVPTX passes (NVVMReflect, ...)
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+}
+
+std::string emitPtx(llvm::Module &m, llvm::TargetMachine &tm, const std::string &name) {
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream out(ptx);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, out, nullptr, llvm::CGFT_AssemblyFile))
+    core::fail(XPURT_ERROR_INVALID_MODULE, "module '{}': the NVPTX target cannot emit PTX", name);
+  pm.run(m);
+  return std::string(ptx.str());
+}
+
+void verify(llvm::Module &m, const std::string &name, const char *stage) {
+  std::string problems;
+  llvm::raw_string_ostream out(problems);
+  if (llvm::verifyModule(m, &out))
+    core::fail(XPURT_ERROR_INVALID_MODULE,
+               "module '{}': the PTX compiler made invalid LLVM IR {} ({}); this is a bug in "
+               "xpurt: please report it with the module",
+               name, stage, problems);
+}
+
+void dumpIr(const llvm::Module &m, const std::string &name) {
+  auto dump = core::envValue("XPURT_JIT_DUMP_DIR");
+  if (!dump) return;
+  std::error_code ec;
+  std::string file = (std::filesystem::path(*dump) /
+                      (std::filesystem::path(name).filename().string() + ".nvptx.ll"))
+                         .string();
+  llvm::raw_fd_ostream out(file, ec);
+  if (!ec) m.print(out, nullptr);
+}
+
+}  // namespace
+
+spirv::CheckedModule checkSpirvForCuda(std::span<const std::byte> bytes, const std::string &name) {
+  spirv::CheckedModule checked = spirv::checkModule(bytes, name, kCudaCapabilities, "CUDA");
+  for (const std::string &warning : checked.warnings) core::log().warn("{}", warning);
+  return checked;
+}
+
+std::optional<int> ptxTargetFor(int major, int minor) {
+  int cc = major * 10 + minor;
+  for (int sm : kPtxTargets)
+    if (sm <= cc) return sm;
+  return std::nullopt;
+}
+
+PtxModule compileSpirvToPtx(const std::vector<uint32_t> &words, const std::string &name,
+                            const core::ModuleOptions &options, int sm) {
+  if (!options.buildFlags.empty())
+    core::log().info("module '{}': build flags '{}' do not apply to the PTX compiler", name,
+                     options.buildFlags);
+  llvm::LLVMContext context;
+  context.setOpaquePointers(true);  // else reading typed bitcode first would make it typed
+  std::unique_ptr<llvm::Module> spir =
+      spirv::readModule(context, words, options.specConstants, name);
+  PtxModule result;
+  result.kernels = spirv::reflectKernels(*spir);
+  std::unique_ptr<llvm::Module> m = retargetAddressSpaces(*spir, name);
+  spir.reset();
+  std::unique_ptr<llvm::TargetMachine> tm = targetMachine(sm, name);
+  m->setTargetTriple(kTriple);
+  m->setDataLayout(tm->createDataLayout());
+  llvm::Function *printf = lowerPrintfToVprintf(*m);
+  std::vector<llvm::Function *> missing = linkBuiltins(*m, name);
+  if (printf) missing.push_back(printf);
+  result.unavailable = spirv::dropKernelsCallingMissing(*m, result.kernels, missing, "CUDA");
+  for (const spirv::KernelInfo &info : result.kernels)
+    if (info.requiredSubGroupSize != 0 && info.requiredSubGroupSize != 32 &&
+        !result.unavailable.count(info.name))
+      result.unavailable[info.name] = fmt::format(
+          "kernel '{}' requires sub-groups of {} work-items; a CUDA device's are 32 (a warp)",
+          info.name, info.requiredSubGroupSize);
+  for (const auto &[kernel, why] : result.unavailable)
+    core::log().warn("module '{}': {}; its other kernels are usable", name, why);
+  lowerKernels(*m, result.kernels, result.unavailable);
+  expandFloatAtomics(*m, sm);
+  verify(*m, name, "before optimising");
+  optimize(*m, *tm);
+  expandFloatAtomics(*m, sm);  // the optimiser may have formed new ones
+  verify(*m, name, "after optimising");
+  dumpIr(*m, name);
+  for (const llvm::Function &f : *m)
+    if (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic() && f.getName() != "vprintf")
+      core::fail(XPURT_ERROR_INVALID_MODULE,
+                 "module '{}': its code calls '{}', which nothing defines; link the module "
+                 "that defines it (xpurtLinkModules)",
+                 name, f.getName().str());
+  result.ptx = emitPtx(*m, *tm, name);
+  return result;
+}
+
+std::string serializePtxModule(const PtxModule &module) {
+  core::Writer w;
+  w.u32(kPtxMagic);
+  w.u32(kPtxFormat);
+  w.str(module.ptx);
+  w.u32(static_cast<uint32_t>(module.kernels.size()));
+  for (const spirv::KernelInfo &info : module.kernels) spirv::writeKernelInfo(w, info);
+  w.u32(static_cast<uint32_t>(module.unavailable.size()));
+  for (const auto &[kernel, why] : module.unavailable) {
+    w.str(kernel);
+    w.str(why);
+  }
+  return w.take();
+}
+
+std::optional<PtxModule> deserializePtxModule(std::string_view bytes) {
+  core::Reader r(bytes);
+  if (r.u32() != kPtxMagic || r.u32() != kPtxFormat || !r.ok()) return std::nullopt;
+  PtxModule module;
+  module.ptx = r.str();
+  uint32_t kernels = r.u32();
+  // Each entry takes at least one byte: a count past the rest is malformed.
+  if (!r.ok() || kernels > r.rest().size()) return std::nullopt;
+  for (uint32_t k = 0; k < kernels; ++k) {
+    std::optional<spirv::KernelInfo> info = spirv::readKernelInfo(r);
+    if (!info || !r.ok()) return std::nullopt;
+    module.kernels.push_back(std::move(*info));
+  }
+  uint32_t unavailable = r.u32();
+  if (!r.ok() || unavailable > r.rest().size()) return std::nullopt;
+  for (uint32_t u = 0; u < unavailable; ++u) {
+    std::string kernel = r.str();
+    std::string why = r.str();
+    if (!r.ok()) return std::nullopt;
+    module.unavailable.emplace(std::move(kernel), std::move(why));
+  }
+  if (!r.ok() || !r.atEnd()) return std::nullopt;
+  return module;
+}
+
+}  // namespace xpurt::cuda
