@@ -4,6 +4,9 @@
 #include "core/host_callback.hpp"
 #include "core/log.hpp"
 
+#include <chrono>
+#include <thread>
+
 namespace xpurt::cuda {
 namespace {
 
@@ -29,8 +32,12 @@ thread_local const Completions *runningCompletions = nullptr;
 
 }  // namespace
 
-Completions::Completions(CudaDevice &device, std::shared_ptr<core::FailureLog> failures)
-    : device_(device), context_(device.sharedContext()), failures_(std::move(failures)) {}
+Completions::Completions(CudaDevice &device, std::shared_ptr<core::FailureLog> failures,
+                         bool inOrder)
+    : device_(device),
+      context_(device.sharedContext()),
+      failures_(std::move(failures)),
+      inOrder_(inOrder) {}
 
 void Completions::push(PendingCommand &&command) {
   {
@@ -93,27 +100,53 @@ void Completions::run() {
       // push_back leaves references to existing entries valid, and only this thread removes.
       oldest = &pending_.front();
     }
-    if (oldest->func)
+    if (oldest->finished) {
+      // Completed already, out of order.
+    } else if (oldest->func) {
       runHostCallback(*oldest);
-    else
+    } else if (inOrder_) {
       finish(*oldest, cu().EventSynchronize(oldest->end->handle), "cuEventSynchronize");
+    } else {
+      // Later commands of an out-of-order queue may end first: their futures complete as
+      // soon as their events are reached, not after the oldest.
+      CUresult r = cu().EventQuery(oldest->end->handle);
+      if (r == CUDA_ERROR_NOT_READY) {
+        if (!finishReached()) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        continue;
+      }
+      finish(*oldest, r, "cuEventQuery");
+    }
     std::lock_guard lock(mutex_);
-    pending_.pop_front();
-    ++completed_;
+    while (!pending_.empty() && pending_.front().finished) {
+      pending_.pop_front();
+      ++completed_;
+    }
     drained_.notify_all();
   }
 }
 
-void Completions::runHostCallback(PendingCommand &command) {
-  // Earlier commands of the queue have completed (they are finished in order); what else it
-  // waits for is another queue's or backend's work.
-  std::string failure;
-  for (const core::Ref<core::Event> &e : command.hostWaits) {
-    e->wait();
-    if (e->failed() && failure.empty())
-      failure = "a host callback's dependency failed: " + e->errorMessage();
+bool Completions::finishReached() {
+  std::vector<PendingCommand *> later;
+  {
+    std::lock_guard lock(mutex_);
+    for (size_t i = 1; i < pending_.size(); ++i)
+      if (!pending_[i].finished && !pending_[i].func) later.push_back(&pending_[i]);
   }
-  if (failure.empty()) failure = core::runHostCallback(command.func, command.userData);
+  bool any = false;
+  for (PendingCommand *c : later)
+    if (CUresult r = cu().EventQuery(c->end->handle); r != CUDA_ERROR_NOT_READY) {
+      finish(*c, r, "cuEventQuery");
+      any = true;
+    }
+  return any;
+}
+
+void Completions::runHostCallback(PendingCommand &command) {
+  // Earlier commands of the queue have completed (the oldest is handled first); what else it
+  // waits for is another queue's or backend's work. A dependency that failed has reported
+  // its failure already: the callback still runs, as on every device.
+  for (const core::Ref<core::Event> &e : command.hostWaits) e->wait();
+  std::string failure = core::runHostCallback(command.func, command.userData);
   if (command.done) {
     if (failure.empty()) {
       core::CommandTimes times;
@@ -125,6 +158,7 @@ void Completions::runHostCallback(PendingCommand &command) {
     }
   }
   command = {};
+  command.finished = true;
 }
 
 void Completions::finish(PendingCommand &command, CUresult status, const char *call) {
@@ -158,6 +192,7 @@ void Completions::finish(PendingCommand &command, CUresult status, const char *c
     EventTable::instance().remove(command.done.get());
   }
   command = {};  // its events, flags, views and kernel may be reused or released now
+  command.finished = true;
 }
 
 }  // namespace xpurt::cuda

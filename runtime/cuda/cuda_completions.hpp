@@ -1,5 +1,6 @@
-// The completion side of a CUDA queue: a thread that waits, in submission order, for the event
-// each command records when it ends, completes its future (device time from a start event
+// The completion side of a CUDA queue: a thread that waits for the event each command records
+// when it ends (in submission order for an in-order queue; as they are reached for an
+// out-of-order one), completes its future (device time from a start event
 // when the command is measured), runs host callbacks when their turn comes, and releases what
 // the command held.
 #pragma once
@@ -26,11 +27,13 @@ struct PendingCommand {
   XpurtHostFunc func = nullptr;                   // a host callback
   void *userData = nullptr;
   uint64_t submitNs = 0;  // when it was submitted: a trace's start without device times
+  bool finished = false;  // completion thread only
 };
 
 class Completions final : public core::EventDriver {
  public:
-  Completions(CudaDevice &device, std::shared_ptr<core::FailureLog> failures);
+  // inOrder: commands complete in submission order; else each as soon as its event says so.
+  Completions(CudaDevice &device, std::shared_ptr<core::FailureLog> failures, bool inOrder);
 
   void push(PendingCommand &&command);
   // Returns once every command pushed before the call has completed. Throws
@@ -46,10 +49,14 @@ class Completions final : public core::EventDriver {
  private:
   void runHostCallback(PendingCommand &command);
   void finish(PendingCommand &command, CUresult status, const char *call);
+  // Out-of-order queues: completes every later command whose event has been reached; returns
+  // whether there was one.
+  bool finishReached();
 
   CudaDevice &device_;
   std::shared_ptr<PrimaryContext> context_;
   std::shared_ptr<core::FailureLog> failures_;
+  const bool inOrder_;
   std::mutex mutex_;
   std::condition_variable work_, drained_;
   std::deque<PendingCommand> pending_;  // only the completion thread removes entries

@@ -72,11 +72,19 @@ void *CudaDevice::allocate(size_t size, XpurtAllocationType type) {
 void CudaDevice::deallocate(void *ptr, XpurtAllocationType type) noexcept {
   if (!ptr) return;
   try {
-    ContextScope scope(context());
-    CUresult r = type == XPURT_ALLOC_TYPE_HOST ? cu().MemFreeHost(ptr)
-                                               : cu().MemFree(reinterpret_cast<CUdeviceptr>(ptr));
-    if (r != CUDA_SUCCESS) core::log().warn("CUDA: freeing memory failed with {}", resultName(r));
-  } catch (const core::Error &e) {
+    releaseLater([context = context_, ptr, type] {
+      try {
+        ContextScope scope(context->handle());
+        CUresult r = type == XPURT_ALLOC_TYPE_HOST
+                         ? cu().MemFreeHost(ptr)
+                         : cu().MemFree(reinterpret_cast<CUdeviceptr>(ptr));
+        if (r != CUDA_SUCCESS)
+          core::log().warn("CUDA: freeing memory failed with {}", resultName(r));
+      } catch (const core::Error &e) {
+        core::log().warn("CUDA: memory not freed: {}", e.what());
+      }
+    });
+  } catch (const std::exception &e) {
     core::log().warn("CUDA: memory not freed: {}", e.what());
   }
 }
@@ -118,11 +126,19 @@ bool CudaDevice::pinApplicationMemory(void *memory, size_t size) {
 }
 
 void CudaDevice::unpinApplicationMemory(void *memory) noexcept {
+  // Unregistering waits for the device like a free, but the application may reuse the memory
+  // as soon as its view is gone, which is fine: no command uses the view any more.
   try {
-    ContextScope scope(context());
-    if (CUresult r = cu().MemHostUnregister(memory); r != CUDA_SUCCESS)
-      core::log().warn("CUDA: cuMemHostUnregister failed with {}", resultName(r));
-  } catch (const core::Error &e) {
+    releaseLater([context = context_, memory] {
+      try {
+        ContextScope scope(context->handle());
+        if (CUresult r = cu().MemHostUnregister(memory); r != CUDA_SUCCESS)
+          core::log().warn("CUDA: cuMemHostUnregister failed with {}", resultName(r));
+      } catch (const core::Error &e) {
+        core::log().warn("CUDA: application memory not unregistered: {}", e.what());
+      }
+    });
+  } catch (const std::exception &e) {
     core::log().warn("CUDA: application memory not unregistered: {}", e.what());
   }
 }

@@ -5,8 +5,11 @@
 
 #include <dlfcn.h>
 
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <mutex>
+#include <thread>
 
 namespace xpurt::cuda {
 namespace {
@@ -135,6 +138,48 @@ void failCall(const char *call, CUresult result, const std::string &context) {
         "; the CUDA context is lost with its memory and queued work: release the device's objects "
         "and create the device again";
   throw core::Error(toXpurtResult(result), message);
+}
+
+namespace {
+
+// One thread for every deferred release, started on first use and never joined: releases
+// still queued at exit are left to the process's end, which frees everything anyway.
+class Releaser {
+ public:
+  Releaser() {
+    std::thread([this] { run(); }).detach();
+  }
+  void post(std::function<void()> release) {
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(std::move(release));
+    }
+    ready_.notify_one();
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::function<void()> release;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return !queue_.empty(); });
+        release = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      release();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> queue_;
+};
+
+}  // namespace
+
+void releaseLater(std::function<void()> release) {
+  static Releaser *releaser = new Releaser;  // outlives every static destructor
+  releaser->post(std::move(release));
 }
 
 ContextScope::ContextScope(CUcontext context) {

@@ -8,6 +8,7 @@
 
 #include <cuda.h>
 
+#include <functional>
 #include <string>
 
 namespace xpurt::cuda {
@@ -33,6 +34,13 @@ XpurtResult toXpurtResult(CUresult result);
 inline void check(CUresult result, const char *call, const std::string &context = {}) {
   if (result != CUDA_SUCCESS) failCall(call, result, context);
 }
+
+// Runs `release` later on a thread of its own. Freeing memory or unloading a module waits for
+// the whole device to be idle, and a stream may be waiting on a host flag that only this
+// process's threads (a completion thread running a host callback, the application before it
+// lets the callback finish) will set: a free on such a thread would wait forever. Every
+// release that may wait for the device goes through here.
+void releaseLater(std::function<void()> release);
 
 // Makes a context current on this thread for a scope, as every driver call needs one, and
 // puts back what was current before.

@@ -79,12 +79,14 @@ struct HostFlagPool::State {
   std::vector<void *> pages;
   std::vector<HostFlag> free;
   ~State() {
-    try {
-      ContextScope scope(context->handle());
-      for (void *p : pages) cu().MemFreeHost(p);
-    } catch (const core::Error &e) {
-      core::log().warn("CUDA: host flags not freed: {}", e.what());
-    }
+    releaseLater([context = context, pages = pages] {
+      try {
+        ContextScope scope(context->handle());
+        for (void *p : pages) cu().MemFreeHost(p);
+      } catch (const core::Error &e) {
+        core::log().warn("CUDA: host flags not freed: {}", e.what());
+      }
+    });
   }
 };
 

@@ -105,10 +105,16 @@ CudaModule::CudaModule(core::Ref<CudaDevice> device, std::string name, CUmodule 
 
 CudaModule::~CudaModule() {
   try {
-    ContextScope scope(cudaDevice().context());
-    if (CUresult r = cu().ModuleUnload(handle_); r != CUDA_SUCCESS)
-      core::log().warn("CUDA: cuModuleUnload failed with {}", resultName(r));
-  } catch (const core::Error &e) {
+    releaseLater([context = cudaDevice().sharedContext(), module = handle_, name = name()] {
+      try {
+        ContextScope scope(context->handle());
+        if (CUresult r = cu().ModuleUnload(module); r != CUDA_SUCCESS)
+          core::log().warn("CUDA: cuModuleUnload failed with {}", resultName(r));
+      } catch (const core::Error &e) {
+        core::log().warn("CUDA: module '{}' not unloaded: {}", name, e.what());
+      }
+    });
+  } catch (const std::exception &e) {
     core::log().warn("CUDA: module '{}' not unloaded: {}", name(), e.what());
   }
 }

@@ -43,7 +43,7 @@ CudaQueue::CudaQueue(core::Ref<CudaDevice> device, const core::QueueOptions &opt
     for (CUstream s : streams_) cu().StreamDestroy(s);
     throw;
   }
-  completions_ = std::make_shared<Completions>(*cudaDevice_, failures());
+  completions_ = std::make_shared<Completions>(*cudaDevice_, failures(), !options.outOfOrder);
   completionThread_ = std::thread([c = completions_] { c->run(); });
 }
 

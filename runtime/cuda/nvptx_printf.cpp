@@ -1,8 +1,15 @@
 #include "nvptx_lowering.hpp"
 
+#include "spirv/printf_vectors.hpp"
+
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 
+#include <cctype>
+#include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace xpurt::cuda {
@@ -19,15 +26,81 @@ llvm::Value *promote(llvm::IRBuilder<> &b, llvm::Value *v) {
   return v;
 }
 
+// CUDA's vprintf does not take C's hh and h length modifiers (it reads such an argument as 8
+// bytes): the format loses them, and the argument is narrowed to char or short width and
+// widened back to int, sign-extended for %d and %i, zero-extended otherwise, which prints
+// what C's printf prints. Returns the new format, or nothing if there is nothing to change;
+// `narrow` gets, per argument after the format, the bits to keep (0: as it is) and whether
+// they are signed.
+std::optional<std::string> dropShortLengths(llvm::StringRef format,
+                                            std::vector<std::pair<unsigned, bool>> &narrow) {
+  std::string out;
+  bool changed = false;
+  size_t arg = 0;
+  for (size_t i = 0; i < format.size();) {
+    if (format[i] != '%') {
+      out += format[i++];
+      continue;
+    }
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      out += "%%", i += 2;
+      continue;
+    }
+    out += format[i++];
+    while (i < format.size() && std::strchr("-+ #0", format[i])) out += format[i++];
+    auto number = [&] {
+      if (i < format.size() && format[i] == '*') {
+        out += format[i++];
+        ++arg;
+        return;
+      }
+      while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i])))
+        out += format[i++];
+    };
+    number();
+    if (i < format.size() && format[i] == '.') {
+      out += format[i++];
+      number();
+    }
+    std::string length;
+    while (i < format.size() && std::strchr("hlLjzt", format[i])) length += format[i++];
+    if (i >= format.size()) return std::nullopt;
+    char conversion = format[i++];
+    if ((length == "h" || length == "hh") && std::strchr("diouxX", conversion)) {
+      if (narrow.size() <= arg) narrow.resize(arg + 1, {0, false});
+      narrow[arg] = {length == "hh" ? 8u : 16u, conversion == 'd' || conversion == 'i'};
+      changed = true;
+    } else {
+      out += length;
+    }
+    out += conversion;
+    ++arg;
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
 // False if the call is left as it is.
 bool lowerCall(llvm::CallInst *call, llvm::FunctionCallee vprintf) {
   llvm::Function &f = *call->getFunction();
   llvm::IRBuilder<> b(call);
+  llvm::Value *format = call->getArgOperand(0);
+  std::vector<std::pair<unsigned, bool>> narrow;
+  llvm::StringRef text;
+  if (llvm::getConstantStringInfo(format, text))
+    if (std::optional<std::string> plain = dropShortLengths(text, narrow))
+      format = b.CreateGlobalString(*plain, "printf.format.plain",
+                                    format->getType()->getPointerAddressSpace(), f.getParent());
   std::vector<llvm::Value *> args;
   std::vector<llvm::Type *> fields;
   for (unsigned a = 1; a < call->arg_size(); ++a) {
     llvm::Value *v = call->getArgOperand(a);
-    // OpenCL's vector conversions (%v4f) have no vprintf counterpart.
+    if (a - 1 < narrow.size() && narrow[a - 1].first && v->getType()->isIntegerTy()) {
+      auto [bits, isSigned] = narrow[a - 1];
+      llvm::Value *cut = b.CreateTrunc(v, b.getIntNTy(bits));
+      v = isSigned ? b.CreateSExt(cut, b.getInt32Ty()) : b.CreateZExt(cut, b.getInt32Ty());
+    }
+    // Vectors are left only where the format does not describe them.
     if (v->getType()->isVectorTy() || v->getType()->isAggregateType()) return false;
     args.push_back(promote(b, v));
     fields.push_back(args.back()->getType());
@@ -42,7 +115,6 @@ bool lowerCall(llvm::CallInst *call, llvm::FunctionCallee vprintf) {
       b.CreateStore(args[i], b.CreateStructGEP(type, slot, i));
     buffer = slot;
   }
-  llvm::Value *format = call->getArgOperand(0);
   if (format->getType()->getPointerAddressSpace() != 0)
     format = b.CreateAddrSpaceCast(format, b.getPtrTy(0));
   llvm::Value *result = b.CreateCall(vprintf, {format, buffer});
@@ -58,6 +130,7 @@ bool lowerCall(llvm::CallInst *call, llvm::FunctionCallee vprintf) {
 }  // namespace
 
 llvm::Function *lowerPrintfToVprintf(llvm::Module &m) {
+  spirv::expandPrintfVectors(m);  // OpenCL's vector conversions (%v4f), element by element
   llvm::Function *printf = m.getFunction("printf");
   if (!printf) return nullptr;
   llvm::LLVMContext &c = m.getContext();
