@@ -21,6 +21,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -45,6 +46,10 @@ struct Driver {
       get<std::remove_pointer_t<decltype(&cuLaunchKernel)>>("cuLaunchKernel");
   decltype(&cuStreamCreate) streamCreate =
       get<std::remove_pointer_t<decltype(&cuStreamCreate)>>("cuStreamCreate");
+  decltype(&cuEventCreate) eventCreate =
+      get<std::remove_pointer_t<decltype(&cuEventCreate)>>("cuEventCreate");
+  decltype(&cuEventRecord) eventRecord =
+      get<std::remove_pointer_t<decltype(&cuEventRecord)>>("cuEventRecord");
   decltype(&cuStreamSynchronize) streamSync =
       get<std::remove_pointer_t<decltype(&cuStreamSynchronize)>>("cuStreamSynchronize");
 };
@@ -169,6 +174,28 @@ void BM_LaunchEnqueue_RawDriver(benchmark::State &state) {
   s.driver.streamSync(s.stream);
 }
 BENCHMARK(BM_LaunchEnqueue_RawDriver)->Name("launch_enqueue/raw_driver");
+
+// The driver's share of xpurt's cost: a launch and an event record after it, as xpurt makes.
+void BM_LaunchEnqueue_RawDriverAndEvent(benchmark::State &state) {
+  if (skip(state)) return;
+  Setup &s = setup();
+  void *params = nullptr;
+  void *args[] = {&params};
+  std::vector<CUevent> events(4096);
+  for (CUevent &e : events) s.driver.eventCreate(&e, CU_EVENT_DISABLE_TIMING);
+  size_t n = 0;
+  for (auto _ : state) {
+    s.driver.launch(s.rawEmpty, 1, 1, 1, 1, 1, 1, 0, s.stream, args, nullptr);
+    s.driver.eventRecord(events[n % events.size()], s.stream);
+    if (++n % events.size() == 0) {
+      state.PauseTiming();
+      s.driver.streamSync(s.stream);
+      state.ResumeTiming();
+    }
+  }
+  s.driver.streamSync(s.stream);
+}
+BENCHMARK(BM_LaunchEnqueue_RawDriverAndEvent)->Name("launch_enqueue/raw_driver_with_event");
 
 void BM_LaunchLatency_XpurtSpirv(benchmark::State &state) {
   if (skip(state)) return;

@@ -19,6 +19,11 @@ class MemoryView : public Object {
   size_t size() const { return size_; }
   void *hostPtr() const { return host_; }
   void *devicePtr() const { return device_ptr_; }
+  // Whether the host copy is memory the device allocated as HOST memory (page-locked on a
+  // GPU), or the application's memory that the device locked; else plain pageable memory.
+  bool hostCopyIsLocked() const {
+    return ownsHost_ || pinnedHost_ || type_ != XPURT_ALLOC_TYPE_DEVICE;
+  }
 
   // Resolves XPURT_WHOLE_SIZE and checks [offset, offset + size) lies inside the view.
   size_t checkedRange(size_t offset, size_t size, const char *what) const;

@@ -4,7 +4,9 @@
 #include "core/host_callback.hpp"
 #include "core/log.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 namespace xpurt::cuda {
@@ -44,6 +46,7 @@ void Completions::push(PendingCommand &&command) {
     std::lock_guard lock(mutex_);
     pending_.push_back(std::move(command));
     ++pushed_;
+    pushedSoFar_.store(pushed_, std::memory_order_release);
   }
   work_.notify_one();
 }
@@ -89,6 +92,12 @@ void Completions::run() {
   for (;;) {
     PendingCommand *oldest;
     {
+      // Nothing pending: look again for up to 50 us before sleeping.
+      uint64_t seen = completed_;
+      auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+      while (pushedSoFar_.load(std::memory_order_acquire) == seen &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
       std::unique_lock lock(mutex_);
       work_.wait(lock, [&] { return !pending_.empty() || stopping_; });
       if (pending_.empty()) {
@@ -104,6 +113,8 @@ void Completions::run() {
       // Completed already, out of order.
     } else if (oldest->func) {
       runHostCallback(*oldest);
+    } else if (oldest->hostCopy) {
+      runHostCopy(*oldest);
     } else if (inOrder_) {
       finish(*oldest, cu().EventSynchronize(oldest->end->handle), "cuEventSynchronize");
     } else {
@@ -130,7 +141,7 @@ bool Completions::finishReached() {
   {
     std::lock_guard lock(mutex_);
     for (size_t i = 1; i < pending_.size(); ++i)
-      if (!pending_[i].finished && !pending_[i].func) later.push_back(&pending_[i]);
+      if (!pending_[i].finished && pending_[i].end) later.push_back(&pending_[i]);
   }
   bool any = false;
   for (PendingCommand *c : later)
@@ -161,13 +172,24 @@ void Completions::runHostCallback(PendingCommand &command) {
   command.finished = true;
 }
 
+void Completions::runHostCopy(PendingCommand &command) {
+  for (const core::Ref<core::Event> &e : command.hostWaits) e->wait();
+  const core::Command &cmd = command.command;
+  auto device = [](const void *p) { return reinterpret_cast<CUdeviceptr>(p); };
+  CUresult r = cmd.copyKind == core::Command::CopyKind::ToDevice
+                   ? cu().MemcpyHtoD(device(cmd.dst.pointer()), cmd.src.pointer(), cmd.dst.size)
+                   : cu().MemcpyDtoH(cmd.dst.pointer(), device(cmd.src.pointer()), cmd.dst.size);
+  finish(command, r,
+         cmd.copyKind == core::Command::CopyKind::ToDevice ? "cuMemcpyHtoD" : "cuMemcpyDtoH");
+}
+
 void Completions::finish(PendingCommand &command, CUresult status, const char *call) {
   core::CommandTimes times;
   if (status == CUDA_SUCCESS && command.done && command.done->timed()) {
     times.endNs = core::steadyNowNs();
     times.startNs = command.submitNs;
     float ms = 0;
-    if (command.start &&
+    if (command.start && command.end &&
         cu().EventElapsedTime(&ms, command.start->handle, command.end->handle) == CUDA_SUCCESS) {
       auto ns = static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
       times.startNs = times.endNs > ns ? times.endNs - ns : 0;

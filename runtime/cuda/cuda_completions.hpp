@@ -8,6 +8,7 @@
 #include "core/task_queue.hpp"
 #include "cuda_events.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -26,6 +27,7 @@ struct PendingCommand {
   std::vector<core::Ref<core::Event>> hostWaits;  // a host callback's waits
   XpurtHostFunc func = nullptr;                   // a host callback
   void *userData = nullptr;
+  bool hostCopy = false;  // a copy from or to pageable memory, made by the completion thread
   uint64_t submitNs = 0;  // when it was submitted: a trace's start without device times
   bool finished = false;  // completion thread only
 };
@@ -48,6 +50,9 @@ class Completions final : public core::EventDriver {
 
  private:
   void runHostCallback(PendingCommand &command);
+  // A copy between the device and pageable host memory: the driver would make the submitting
+  // thread wait for the stream (which may wait on this thread), so it is made here, in turn.
+  void runHostCopy(PendingCommand &command);
   void finish(PendingCommand &command, CUresult status, const char *call);
   // Out-of-order queues: completes every later command whose event has been reached; returns
   // whether there was one.
@@ -61,6 +66,9 @@ class Completions final : public core::EventDriver {
   std::condition_variable work_, drained_;
   std::deque<PendingCommand> pending_;  // only the completion thread removes entries
   uint64_t pushed_ = 0, completed_ = 0;
+  // pushed_, readable without the lock: the thread looks for new work for a moment before it
+  // sleeps, so a steady stream of commands does not pay a wake-up each.
+  std::atomic<uint64_t> pushedSoFar_{0};
   bool stopping_ = false;
   std::function<void()> cleanup_;
 };

@@ -97,11 +97,13 @@ uint64_t layoutLocalArguments(const core::KernelArgs &args, std::vector<uint32_t
 
 CudaModule::CudaModule(core::Ref<CudaDevice> device, std::string name, CUmodule handle,
                        std::map<std::string, core::KernelSignature> signatures,
-                       std::map<std::string, std::string> unavailable)
+                       std::map<std::string, std::string> unavailable,
+                       std::set<std::string> workDimKernels)
     : core::Module(std::move(device), std::move(name)),
       handle_(handle),
       signatures_(std::move(signatures)),
-      unavailable_(std::move(unavailable)) {}
+      unavailable_(std::move(unavailable)),
+      workDimKernels_(std::move(workDimKernels)) {}
 
 CudaModule::~CudaModule() {
   try {
@@ -136,12 +138,14 @@ core::Ref<core::Kernel> CudaModule::createKernel(const std::string &kernelName) 
   std::optional<core::KernelSignature> signature;
   if (auto it = signatures_.find(kernelName); it != signatures_.end()) signature = it->second;
   return core::makeRef<CudaKernel>(core::Ref<CudaModule>(this), kernelName, function,
-                                   std::move(signature));
+                                   std::move(signature), workDimKernels_.count(kernelName) > 0);
 }
 
 CudaKernel::CudaKernel(core::Ref<CudaModule> module, std::string name, CUfunction function,
-                       std::optional<core::KernelSignature> signature)
-    : core::Kernel(std::move(module), std::move(name), std::move(signature)), function_(function) {
+                       std::optional<core::KernelSignature> signature, bool takesWorkDim)
+    : core::Kernel(std::move(module), std::move(name), std::move(signature)),
+      function_(function),
+      takesWorkDim_(takesWorkDim) {
   int value = 0;
   if (cu().FuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function) ==
       CUDA_SUCCESS)
@@ -201,7 +205,7 @@ core::Ref<core::Module> loadCudaSpirvModule(core::Ref<CudaDevice> device,
                      name, kernel, device->label(), why);
   CUmodule module = loadImage(*device, ptx.ptx.c_str(), name);
   return core::makeRef<CudaModule>(std::move(device), name, module, std::move(signatures),
-                                   std::move(ptx.unavailable));
+                                   std::move(ptx.unavailable), std::move(ptx.workDimKernels));
 }
 
 core::Ref<core::Module> loadCudaNativeModule(core::Ref<CudaDevice> device,

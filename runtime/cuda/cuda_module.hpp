@@ -9,6 +9,7 @@
 #include "cuda_device.hpp"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace xpurt::cuda {
@@ -17,7 +18,8 @@ class CudaModule final : public core::Module {
  public:
   CudaModule(core::Ref<CudaDevice> device, std::string name, CUmodule handle,
              std::map<std::string, core::KernelSignature> signatures,
-             std::map<std::string, std::string> unavailable);
+             std::map<std::string, std::string> unavailable,
+             std::set<std::string> workDimKernels = {});
   ~CudaModule() override;
 
   CUmodule handle() const { return handle_; }
@@ -28,14 +30,18 @@ class CudaModule final : public core::Module {
   CUmodule handle_;
   std::map<std::string, core::KernelSignature> signatures_;  // SPIR-V modules only
   std::map<std::string, std::string> unavailable_;           // kernel -> why
+  std::set<std::string> workDimKernels_;  // take the launch's work dimension last
 };
 
 // A kernel: a CUfunction, which holds no launch state (arguments go with each launch), so
 // one serves every queue and thread.
 class CudaKernel final : public core::Kernel {
  public:
+  // takesWorkDim: the PTX kernel has one more parameter after the SPIR-V kernel's, the
+  // launch's work dimension (get_work_dim has no register on NVIDIA GPUs).
   CudaKernel(core::Ref<CudaModule> module, std::string name, CUfunction function,
-             std::optional<core::KernelSignature> signature);
+             std::optional<core::KernelSignature> signature, bool takesWorkDim = false);
+  bool takesWorkDim() const { return takesWorkDim_; }
 
   CUfunction function() const { return function_; }
   uint32_t staticSharedBytes() const { return staticShared_; }
@@ -48,6 +54,7 @@ class CudaKernel final : public core::Kernel {
 
  private:
   CUfunction function_;
+  bool takesWorkDim_;
   uint32_t maxThreads_ = 1024;  // per block, as the kernel's registers allow
   uint32_t staticShared_ = 0;
   std::mutex sharedMutex_;

@@ -74,6 +74,14 @@ void CudaQueue::drain() {
   completions_->drain();
 }
 
+bool CudaQueue::pageableCopy(const core::Command &cmd) {
+  using CopyKind = core::Command::CopyKind;
+  if (cmd.type != core::Command::Type::Copy || cmd.dst.pointer() == cmd.src.pointer()) return false;
+  if (cmd.copyKind == CopyKind::ToDevice) return !cmd.src.view->hostCopyIsLocked();
+  if (cmd.copyKind == CopyKind::ToHost) return !cmd.dst.view->hostCopyIsLocked();
+  return false;
+}
+
 CUstream CudaQueue::streamFor(const core::Command &cmd) {
   if (!options().outOfOrder) return streams_[0];
   if (cmd.type == core::Command::Type::Copy) {
@@ -121,10 +129,12 @@ void CudaQueue::submit(core::Command &&cmd) {
   PendingCommand p;
   bool timed = cmd.done && cmd.done->timed();
   p.submitNs = timed ? core::steadyNowNs() : 0;
-  if (cmd.type == Type::HostCallback) {
-    // Runs on the completion thread once the commands before it have completed.
+  if (cmd.type == Type::HostCallback || pageableCopy(cmd)) {
+    // Runs on the completion thread once the commands before it have completed; what comes
+    // after it in an in-order queue waits for it.
     p.func = cmd.func;
     p.userData = cmd.userData;
+    p.hostCopy = cmd.type == Type::Copy;
     p.hostWaits = std::move(cmd.waits);
     if (inOrder) afterHost_ = cmd.done;
   } else {
@@ -161,17 +171,22 @@ std::shared_ptr<void> CudaQueue::enqueue(core::Command &cmd, CUstream stream) {
   switch (cmd.type) {
     case Type::Copy: {
       size_t n = cmd.dst.size;
-      std::string what = fmt::format("{} bytes", n);
-      if (cmd.copyKind == CopyKind::ToDevice)
-        check(api.MemcpyHtoDAsync(devicePointer(cmd.dst.pointer()), cmd.src.pointer(), n, stream),
-              "cuMemcpyHtoDAsync", what);
-      else if (cmd.copyKind == CopyKind::ToHost)
-        check(api.MemcpyDtoHAsync(cmd.dst.pointer(), devicePointer(cmd.src.pointer()), n, stream),
-              "cuMemcpyDtoHAsync", what);
-      else
-        check(api.MemcpyDtoDAsync(devicePointer(cmd.dst.pointer()),
-                                  devicePointer(cmd.src.pointer()), n, stream),
-              "cuMemcpyDtoDAsync", what);
+      CUdeviceptr dst = devicePointer(cmd.dst.pointer());
+      CUdeviceptr src = devicePointer(cmd.src.pointer());
+      if (dst == src) return nullptr;  // a SHARED or HOST view: one memory for both sides
+      CUresult r;
+      const char *call;
+      if (cmd.copyKind == CopyKind::ToDevice) {
+        call = "cuMemcpyHtoDAsync";
+        r = api.MemcpyHtoDAsync(dst, cmd.src.pointer(), n, stream);
+      } else if (cmd.copyKind == CopyKind::ToHost) {
+        call = "cuMemcpyDtoHAsync";
+        r = api.MemcpyDtoHAsync(cmd.dst.pointer(), src, n, stream);
+      } else {
+        call = "cuMemcpyDtoDAsync";
+        r = api.MemcpyDtoDAsync(dst, src, n, stream);
+      }
+      if (r != CUDA_SUCCESS) failCall(call, r, fmt::format("a copy of {} bytes", n));
       return nullptr;
     }
     case Type::Fill:
@@ -212,14 +227,22 @@ void CudaQueue::enqueueFill(core::Command &cmd, CUstream stream) {
     check(api.MemsetD32Async(dst, v, size / 4, stream), "cuMemsetD32Async");
     return;
   }
-  // Longer patterns: one copy of the pattern, then copies of what is filled so far, doubling.
-  // The pattern is staged by the driver during the call.
-  check(api.MemcpyHtoDAsync(dst, pattern, n, stream), "cuMemcpyHtoDAsync", "a fill's pattern");
-  for (size_t done = n; done < size;) {
-    size_t chunk = std::min(done, size - done);
-    check(api.MemcpyDtoDAsync(dst + done, dst, chunk, stream), "cuMemcpyDtoDAsync", "a fill");
-    done += chunk;
+  // Longer patterns (and unaligned ones): the fill as a 2-D memset per 32-bit word (or byte) of
+  // the pattern, each writing that word at the pattern's pitch. Nothing is staged from
+  // pageable memory, which would make this thread wait for the stream.
+  size_t rows = size / n;
+  if (n % 4 == 0 && dst % 4 == 0) {
+    for (uint32_t w = 0; w < n; w += 4) {
+      uint32_t v;
+      std::memcpy(&v, pattern + w, 4);
+      check(api.MemsetD2D32Async(dst + w, n, v, 1, rows, stream), "cuMemsetD2D32Async");
+    }
+    return;
   }
+  for (uint32_t k = 0; k < n; ++k)
+    check(api.MemsetD2D8Async(dst + k, n, std::to_integer<unsigned char>(pattern[k]), 1, rows,
+                              stream),
+          "cuMemsetD2D8Async");
 }
 
 void CudaQueue::enqueueLaunch(core::Command &cmd, CUstream stream) {
@@ -230,16 +253,19 @@ void CudaQueue::enqueueLaunch(core::Command &cmd, CUstream stream) {
   void *taskParams = nullptr;
   std::vector<void *> pointers;
   std::vector<uint32_t> offsets;
+  uint32_t workDim = cmd.range.workDim;
   if (cmd.type == core::Command::Type::Launch) {
     const core::KernelSignature *signature = kernel.signature();
     if (signature) {
       core::NDRange range = kernel.taskRange(cmd.dims);
       for (int d = 0; d < 3; ++d) block[d] = static_cast<uint32_t>(range.localSize[d]);
+      workDim = range.workDim;
     }
     for (int d = 0; d < 3; ++d) grid[d] = cmd.dims[d];
     taskParams = cmd.params();
-    if (signature ? !signature->params.empty() : taskParams != nullptr)
-      params.push_back(&taskParams);
+    // A PTX or cubin kernel gets the params pointer even when it is null: the driver reads as
+    // many parameters as the kernel has, none if it has none.
+    if (!signature || !signature->params.empty()) params.push_back(&taskParams);
   } else {
     const core::KernelArgs &args = *cmd.args;
     pointers.resize(args.args.size());
@@ -261,6 +287,7 @@ void CudaQueue::enqueueLaunch(core::Command &cmd, CUstream stream) {
       grid[d] = static_cast<uint32_t>(cmd.range.globalSize[d] / cmd.range.localSize[d]);
     }
   }
+  if (kernel.takesWorkDim()) params.push_back(&workDim);
   const CudaDeviceDescription &d = cudaDevice_->description();
   for (int i = 0; i < 3; ++i)
     if (grid[i] > d.maxGridSize[i])

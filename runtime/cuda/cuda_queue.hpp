@@ -32,6 +32,8 @@ class CudaQueue final : public core::TaskQueue {
 
  private:
   CUstream streamFor(const core::Command &cmd);
+  // A copy between the device and pageable host memory, which the completion thread makes.
+  static bool pageableCopy(const core::Command &cmd);
   // Makes `stream` wait for `event` before what is enqueued next.
   void waitOn(CUstream stream, const core::Ref<core::Event> &event, PendingCommand &p);
   // Enqueues the command's work; returns what must stay alive until it completes.

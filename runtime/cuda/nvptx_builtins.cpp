@@ -12,6 +12,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 
 #include <cctype>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -121,6 +122,18 @@ void defineWorkItemExtras(llvm::Module &m) {
     } else if (n == "_Z19get_local_linear_idv") {
       define(f,
              [&](llvm::IRBuilder<> &b) { linear(b, "_Z12get_local_idj", "_Z14get_local_sizej"); });
+    } else if (n == "_Z12get_work_dimv") {
+      // CUDA has no register for it: the kernel's entry stores it (lowerKernels).
+      define(f, [&](llvm::IRBuilder<> &b) {
+        auto *dim = m.getGlobalVariable(kWorkDimName, true);
+        if (!dim) {
+          dim = new llvm::GlobalVariable(m, i32, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(i32), kWorkDimName, nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, 3);
+          dim->setAlignment(llvm::Align(4));
+        }
+        b.CreateRet(b.CreateZExt(b.CreateLoad(i32, dim), f.getReturnType()));
+      });
     } else if (n.startswith("_Z18work_group_barrierj")) {
       // bar.sync orders the block's shared and global memory accesses as barrier() must.
       define(f, [&](llvm::IRBuilder<> &b) {
@@ -131,11 +144,12 @@ void defineWorkItemExtras(llvm::Module &m) {
   }
 }
 
-// Renames the module's builtin declarations to the library's names for the same signatures;
-// declarations that meet under one name (a private and a generic pointer variant) merge. The
-// two manglings share one namespace (SPIR's generic PU3AS4 is NVPTX's constant PU3AS4), so
-// every declaration is first moved out of the way; those without a match get their name back.
-void renameToLibrary(llvm::Module &m, llvm::Module &library) {
+// Renames the module's builtin declarations to the libraries' names for the same signatures
+// (where several libraries define one, the last one's); declarations that meet under one name
+// (a private and a generic pointer variant) merge. The two manglings share one namespace
+// (SPIR's generic PU3AS4 is NVPTX's constant PU3AS4), so every declaration is first moved out
+// of the way; those without a match get their name back.
+void renameToLibrary(llvm::Module &m, std::initializer_list<llvm::Module *> libraries) {
   std::vector<std::pair<llvm::Function *, std::string>> declared;
   std::set<std::string, std::less<>> bases;
   for (llvm::Function &f : m)
@@ -145,9 +159,10 @@ void renameToLibrary(llvm::Module &m, llvm::Module &library) {
         declared.emplace_back(&f, f.getName().str());
       }
   std::map<std::string, std::string> bySignature;
-  for (llvm::Function &f : library)
-    if (auto base = baseName(f.getName()); base && bases.count(*base))
-      bySignature[signature(f.getName().str(), false)] = f.getName().str();
+  for (llvm::Module *library : libraries)
+    for (llvm::Function &f : *library)
+      if (auto base = baseName(f.getName()); base && bases.count(*base) && !f.isDeclaration())
+        bySignature[signature(f.getName().str(), false)] = f.getName().str();
   for (auto &[f, name] : declared) f->setName("xpurt.spir." + name);
   for (auto &[f, name] : declared) {
     auto it = bySignature.find(signature(name, true));
@@ -223,19 +238,26 @@ std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &n
   defineWorkItemExtras(m);
   if (usesLibrary(m)) {
     std::unique_ptr<llvm::Module> library = loadLibrary(m.getContext(), name);
-    renameToLibrary(m, *library);
+    std::unique_ptr<llvm::Module> own = loadCudaBuiltinLibrary(m.getContext());
+    // xpurt's builtins win where both define one. Their own calls of libclc's builtins already
+    // have libclc's names (both are OpenCL C compiled for NVPTX).
+    renameToLibrary(m, {library.get(), own.get()});
     // The library's own triple and layout, so that linking does not warn of a mismatch.
     std::string triple = m.getTargetTriple();
     llvm::DataLayout layout = m.getDataLayout();
     m.setTargetTriple(library->getTargetTriple());
     m.setDataLayout(library->getDataLayout());
-    auto link = [&](std::unique_ptr<llvm::Module> lib) {
+    own->setTargetTriple(library->getTargetTriple());
+    own->setDataLayout(library->getDataLayout());
+    auto link = [&](std::unique_ptr<llvm::Module> lib, const char *what) {
       if (llvm::Linker::linkModules(m, std::move(lib), llvm::Linker::LinkOnlyNeeded))
-        core::fail(XPURT_ERROR_INVALID_MODULE,
-                   "module '{}': linking it with libclc's NVPTX builtin library failed", name);
+        core::fail(XPURT_ERROR_INVALID_MODULE, "module '{}': linking it with {} failed", name,
+                   what);
     };
-    link(std::move(library));
-    if (replaceUnselectableMath(m)) link(loadLibrary(m.getContext(), name));
+    link(std::move(own), "xpurt's CUDA builtin library");
+    link(std::move(library), "libclc's NVPTX builtin library");
+    if (replaceUnselectableMath(m))
+      link(loadLibrary(m.getContext(), name), "libclc's NVPTX builtin library");
     m.setTargetTriple(triple);
     m.setDataLayout(layout);
   }

@@ -7,6 +7,9 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Metadata.h>
 
+#include <set>
+#include <vector>
+
 namespace xpurt::cuda {
 namespace {
 
@@ -30,10 +33,32 @@ llvm::GlobalVariable *dynamicShared(llvm::Module &m) {
   return g;
 }
 
+// The functions that read the launch's work dimension (get_work_dim's body), and their
+// callers, transitively.
+std::set<const llvm::Function *> workDimReaders(llvm::Module &m) {
+  std::set<const llvm::Function *> readers;
+  llvm::GlobalVariable *dim = m.getGlobalVariable(kWorkDimName, true);
+  if (!dim) return readers;
+  std::vector<const llvm::Function *> work;
+  for (const llvm::User *u : dim->users())
+    if (auto *i = llvm::dyn_cast<llvm::Instruction>(u))
+      if (readers.insert(i->getFunction()).second) work.push_back(i->getFunction());
+  while (!work.empty()) {
+    const llvm::Function *f = work.back();
+    work.pop_back();
+    for (const llvm::User *u : f->users())
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(u))
+        if (readers.insert(call->getFunction()).second) work.push_back(call->getFunction());
+  }
+  return readers;
+}
+
 // The PTX entry `info.name`: the kernel's parameters (__local pointers as i32 offsets into the
 // dynamic shared memory) passed on to its body, which becomes an ordinary function (kernels
-// may call kernels, and a PTX entry cannot be called).
-void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &info) {
+// may call kernels, and a PTX entry cannot be called); with `workDim`, one more i32 parameter,
+// the launch's work dimension, stored for get_work_dim.
+void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &info,
+                bool workDim) {
   llvm::LLVMContext &c = m.getContext();
   if (info.args.size() != body.arg_size())
     core::fail(XPURT_ERROR_INVALID_MODULE,
@@ -44,12 +69,19 @@ void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &
   for (unsigned i = 0; i < body.arg_size(); ++i)
     params.push_back(info.args[i].kind == Kind::LocalPointer ? llvm::Type::getInt32Ty(c)
                                                              : body.getArg(i)->getType());
+  if (workDim) params.push_back(llvm::Type::getInt32Ty(c));
   auto *entry =
       llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(c), params, false),
                              llvm::GlobalValue::ExternalLinkage, info.name, m);
   entry->setCallingConv(llvm::CallingConv::PTX_Kernel);
   entry->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
+  if (workDim) {
+    llvm::Argument *dim = entry->getArg(static_cast<unsigned>(body.arg_size()));
+    dim->setName("xpurt_work_dim");
+    // Every work-item stores the same value: it reads back its own store, whatever the order.
+    b.CreateStore(dim, m.getGlobalVariable(kWorkDimName, true));
+  }
   std::vector<llvm::Value *> args;
   for (unsigned i = 0; i < body.arg_size(); ++i) {
     llvm::Argument *a = entry->getArg(i);
@@ -78,8 +110,8 @@ void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &
 
 }  // namespace
 
-void lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
-                  const std::map<std::string, std::string> &unavailable) {
+std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
+                                   const std::map<std::string, std::string> &unavailable) {
   // Every function and call: the plain calling convention (SPIR's spir_func and spir_kernel
   // mean nothing to NVPTX, and a call must match its callee's).
   for (llvm::Function &f : m) {
@@ -92,6 +124,8 @@ void lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels
       f.setComdat(nullptr);
     }
   }
+  std::set<const llvm::Function *> readers = workDimReaders(m);
+  std::set<std::string> takingWorkDim;
   for (const spirv::KernelInfo &info : kernels) {
     if (unavailable.count(info.name)) continue;
     llvm::Function *body = m.getFunction(info.name);
@@ -99,8 +133,11 @@ void lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels
       core::fail(XPURT_ERROR_INVALID_MODULE,
                  "module '{}': kernel '{}' vanished while compiling it to PTX",
                  m.getModuleIdentifier(), info.name);
-    buildEntry(m, *body, info);
+    bool workDim = readers.count(body) != 0;
+    if (workDim) takingWorkDim.insert(info.name);
+    buildEntry(m, *body, info, workDim);
   }
+  return takingWorkDim;
 }
 
 }  // namespace xpurt::cuda

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,15 @@ unsigned nvptxAddressSpace(unsigned spirAddressSpace);
 // casts that became same-space casts are dropped. Debug information is not carried over.
 std::unique_ptr<llvm::Module> retargetAddressSpaces(llvm::Module &spir, const std::string &name);
 
-// Gives the used OpenCL builtins their bodies: xpurt's target-neutral ones, then libclc's NVPTX
-// library (its names differ from SPIR's where pointers are __constant or generic, so builtins
-// are matched by demangled signature), linked lazily. Returns the builtins nobody provides.
+// Gives the used OpenCL builtins their bodies: the CUDA builtin library embedded in libxpurt
+// (cuda/builtins/, loadCudaBuiltinLibrary), then libclc's NVPTX library where that has none
+// (their names differ from SPIR's where pointers are __constant or generic, so builtins are
+// matched by demangled signature), both linked lazily, then xpurt's target-neutral bodies.
+// get_work_dim reads kWorkDimName (see lowerKernels). Returns the builtins nobody provides.
 std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &name);
+
+// The embedded CUDA builtin library (nvptx_builtin_library.S), lazily loaded.
+std::unique_ptr<llvm::Module> loadCudaBuiltinLibrary(llvm::LLVMContext &context);
 
 // printf as CUDA's vprintf(format, argument buffer). A call it cannot lower (a format that is
 // not a constant string, a vector conversion it cannot follow) is left calling `printf`, which
@@ -34,11 +40,18 @@ llvm::Function *lowerPrintfToVprintf(llvm::Module &m);
 
 // Makes the available kernels PTX entry points named as the SPIR-V kernels, each taking the
 // kernel's parameters with __local pointers as i32 byte offsets into kDynamicSharedName;
-// everything else becomes internal, plain C calling convention.
-void lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
-                  const std::map<std::string, std::string> &unavailable);
+// everything else becomes internal, plain C calling convention. A kernel whose code
+// (transitively) calls get_work_dim takes one more parameter after those: the launch's work
+// dimension, an i32 (1, 2 or 3), which its entry stores in kWorkDimName. Returns the names of
+// those kernels.
+std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
+                                   const std::map<std::string, std::string> &unavailable);
 
 // The launch's dynamic shared memory (PTX `.extern .shared .align 16 .b8 []`).
 inline constexpr const char *kDynamicSharedName = "xpurt_dynamic_shared";
+
+// The launch's work dimension, an i32 in shared memory that every work-item of a kernel which
+// calls get_work_dim stores (all the same value) on entry.
+inline constexpr const char *kWorkDimName = "xpurt.work_dim";
 
 }  // namespace xpurt::cuda

@@ -37,7 +37,7 @@ namespace {
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 
 // The CPU's capabilities (cpu/cpu_capabilities.hpp): the kernels that call a builtin of one
-// that NVPTX lacks (sub-groups) are refused by themselves.
+// that NVPTX lacks are refused by themselves.
 constexpr uint32_t kCudaCapabilities[] = {
     4 /*Addresses*/, 5 /*Linkage*/, 6 /*Kernel*/, 7 /*Vector16*/, 8 /*Float16Buffer*/,
     9 /*Float16*/, 10 /*Float64*/, 11 /*Int64*/, 12 /*Int64Atomics*/, 18 /*Groups*/, 22 /*Int16*/,
@@ -54,7 +54,8 @@ constexpr uint32_t kCudaCapabilities[] = {
     5892 /*KernelAttributesINTEL*/, 5910 /*MemoryAccessAliasingINTEL*/};
 
 constexpr uint32_t kPtxMagic = 0x58505458;  // "XPTX"
-constexpr uint32_t kPtxFormat = 1;
+// 2: with workDimKernels.
+constexpr uint32_t kPtxFormat = 2;
 
 std::unique_ptr<llvm::TargetMachine> targetMachine(int sm, const std::string &name) {
   static std::once_flag once;
@@ -192,7 +193,7 @@ PtxModule compileSpirvToPtx(const std::vector<uint32_t> &words, const std::strin
           info.name, info.requiredSubGroupSize);
   for (const auto &[kernel, why] : result.unavailable)
     core::log().warn("module '{}': {}; its other kernels are usable", name, why);
-  lowerKernels(*m, result.kernels, result.unavailable);
+  result.workDimKernels = lowerKernels(*m, result.kernels, result.unavailable);
   expandFloatAtomics(*m, sm);
   verify(*m, name, "before optimising");
   optimize(*m, *tm);
@@ -221,6 +222,8 @@ std::string serializePtxModule(const PtxModule &module) {
     w.str(kernel);
     w.str(why);
   }
+  w.u32(static_cast<uint32_t>(module.workDimKernels.size()));
+  for (const std::string &kernel : module.workDimKernels) w.str(kernel);
   return w.take();
 }
 
@@ -244,6 +247,13 @@ std::optional<PtxModule> deserializePtxModule(std::string_view bytes) {
     std::string why = r.str();
     if (!r.ok()) return std::nullopt;
     module.unavailable.emplace(std::move(kernel), std::move(why));
+  }
+  uint32_t workDim = r.u32();
+  if (!r.ok() || workDim > r.rest().size()) return std::nullopt;
+  for (uint32_t k = 0; k < workDim; ++k) {
+    std::string kernel = r.str();
+    if (!r.ok()) return std::nullopt;
+    module.workDimKernels.insert(std::move(kernel));
   }
   if (!r.ok() || !r.atEnd()) return std::nullopt;
   return module;

@@ -6,7 +6,11 @@
 // The launch convention the CUDA backend follows: a kernel's parameters are those of the
 // SPIR-V kernel in order, except that a __local pointer parameter becomes a 32-bit byte offset
 // into the launch's dynamic shared memory (one `extern __shared__` block, 16-byte aligned),
-// which the runtime lays out and sizes.
+// which the runtime lays out and sizes; a kernel in PtxModule::workDimKernels takes one more
+// parameter after those, the launch's work dimension as a 32-bit integer. Sub-groups are warps
+// (32 work-items in local linear order); work-group collectives and get_work_dim use a few
+// hundred bytes of static shared memory, which counts against the block's shared memory
+// besides the dynamic part.
 #pragma once
 
 #include "core/backend.hpp"
@@ -16,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,9 +40,12 @@ spirv::CheckedModule checkSpirvForCuda(std::span<const std::byte> bytes, const s
 std::optional<int> ptxTargetFor(int major, int minor);
 
 struct PtxModule {
-  std::string ptx;                               // the PTX text, for cuModuleLoadDataEx
-  std::vector<spirv::KernelInfo> kernels;        // every kernel of the SPIR-V module
+  std::string ptx;                                 // the PTX text, for cuModuleLoadDataEx
+  std::vector<spirv::KernelInfo> kernels;          // every kernel of the SPIR-V module
   std::map<std::string, std::string> unavailable;  // kernel -> why it is not in the PTX
+  // The kernels that take the launch's work dimension (get_work_dim) as one more parameter,
+  // an i32 (1, 2 or 3) after all of the kernel's own.
+  std::set<std::string> workDimKernels;
 };
 
 // Throws an Error (INVALID_MODULE, naming the module) for what cannot be compiled. A kernel

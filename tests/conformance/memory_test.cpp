@@ -121,7 +121,7 @@ TEST_P(MemoryTest, SharedAndHostViewsNeedNoCopies) {
 TEST_P(MemoryTest, SharedVectorLivesInContextMemory) {
   Context context(GetParam().type);
   ASSERT_GE(context.deviceCount(), 1u);
-  EXPECT_EQ(context.device(0).info().type, XPURT_DEVICE_TYPE_CPU);
+  EXPECT_EQ(context.device(0).info().type, static_cast<XpurtDeviceType>(GetParam().type));
   SharedVector<float> v(1024, 4.0f, SharedMemoryAllocator<float>(context));
   v.push_back(4.0f);  // reallocates through the allocator
   addOnDevice(v.data(), static_cast<int>(v.size()), -1.5f);
