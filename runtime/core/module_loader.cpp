@@ -29,10 +29,11 @@ Format sniff(const void *data, size_t size) {
   static const unsigned char elf[4] = {0x7f, 'E', 'L', 'F'};
   static const uint32_t spirvMagic = 0x07230203;
   if (size >= 4 && std::memcmp(data, elf, 4) == 0) return Format::NativeLibrary;
-  if (isPtx(data, size)) return Format::NativeLibrary;
   uint32_t word = 0;
   if (size >= 4) std::memcpy(&word, data, 4);
   if (word == spirvMagic || __builtin_bswap32(word) == spirvMagic) return Format::Spirv;
+  // After the magic numbers: a binary module's strings may hold the same words.
+  if (isPtx(data, size)) return Format::NativeLibrary;
   return Format::Unknown;
 }
 
