@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace xpurt::core {
@@ -84,6 +85,8 @@ struct Command {
   // Whether the command says what memory it touches (else it is ordered against everything,
   // as a barrier is), and if so, what.
   bool declaresMemory() const;
+  // What the command is, for messages: "a copy of 64 bytes", "kernel 'saxpy'".
+  std::string description() const;
   std::vector<MemoryUse> memoryUses() const;
 };
 

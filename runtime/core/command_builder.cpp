@@ -13,6 +13,23 @@ void MemoryRef::appendUses(std::vector<MemoryUse> &uses) const {
   if (access != XPURT_ACCESS_READ) uses.push_back({begin, begin + size, true});
 }
 
+std::string Command::description() const {
+  switch (type) {
+    case Type::Copy:
+      return fmt::format("a copy of {} bytes", dst.size);
+    case Type::Fill:
+      return fmt::format("a fill of {} bytes", dst.size);
+    case Type::Launch:
+    case Type::LaunchKernel:
+      return fmt::format("kernel '{}'", kernel->name());
+    case Type::HostCallback:
+      return "a host callback";
+    case Type::Barrier:
+      break;
+  }
+  return "a wait";
+}
+
 bool Command::declaresMemory() const {
   switch (type) {
     case Type::Copy:

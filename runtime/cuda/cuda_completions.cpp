@@ -12,24 +12,6 @@
 namespace xpurt::cuda {
 namespace {
 
-std::string describe(const core::Command &cmd) {
-  using Type = core::Command::Type;
-  switch (cmd.type) {
-    case Type::Copy:
-      return fmt::format("a copy of {} bytes", cmd.dst.size);
-    case Type::Fill:
-      return fmt::format("a fill of {} bytes", cmd.dst.size);
-    case Type::Launch:
-    case Type::LaunchKernel:
-      return fmt::format("kernel '{}'", cmd.kernel->name());
-    case Type::HostCallback:
-      return "a host callback";
-    case Type::Barrier:
-      break;
-  }
-  return "a wait";
-}
-
 thread_local const Completions *runningCompletions = nullptr;
 
 }  // namespace
@@ -200,7 +182,7 @@ void Completions::finish(PendingCommand &command, CUresult status, const char *c
       command.done->complete(times);
     } else {
       std::string message =
-          fmt::format("{} on {} failed: {} returned {}{}", describe(command.command),
+          fmt::format("{} on {} failed: {} returned {}{}", command.command.description(),
                       device_.label(), call, resultName(status),
                       toXpurtResult(status) == XPURT_ERROR_DEVICE_LOST
                           ? " (the CUDA context is lost: release the device's objects and "

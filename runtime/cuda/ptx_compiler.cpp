@@ -7,6 +7,7 @@
 #include "nvptx_lowering.hpp"
 #include "spirv/kernel_reflection.hpp"
 #include "spirv/missing_builtins.hpp"
+#include "spirv/opencl_capabilities.hpp"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/CodeGen/AtomicExpandUtils.h>
@@ -35,23 +36,6 @@ namespace xpurt::cuda {
 namespace {
 
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
-
-// The CPU's capabilities (cpu/cpu_capabilities.hpp): the kernels that call a builtin of one
-// that NVPTX lacks are refused by themselves.
-constexpr uint32_t kCudaCapabilities[] = {
-    4 /*Addresses*/, 5 /*Linkage*/, 6 /*Kernel*/, 7 /*Vector16*/, 8 /*Float16Buffer*/,
-    9 /*Float16*/, 10 /*Float64*/, 11 /*Int64*/, 12 /*Int64Atomics*/, 18 /*Groups*/, 22 /*Int16*/,
-    38 /*GenericPointer*/, 39 /*Int8*/, 58 /*SubgroupDispatch*/, 61 /*GroupNonUniform*/,
-    62 /*GroupNonUniformVote*/, 63 /*GroupNonUniformArithmetic*/, 64 /*GroupNonUniformBallot*/,
-    65 /*GroupNonUniformShuffle*/, 66 /*GroupNonUniformShuffleRelative*/,
-    67 /*GroupNonUniformClustered*/, 5568 /*SubgroupShuffleINTEL*/,
-    5569 /*SubgroupBufferBlockIOINTEL*/, 5612 /*AtomicFloat32MinMaxEXT*/,
-    5613 /*AtomicFloat64MinMaxEXT*/, 6016 /*DotProductInputAll*/, 6017 /*DotProductInput4x8Bit*/,
-    6018 /*DotProductInput4x8BitPacked*/, 6019 /*DotProduct*/, 6025 /*BitInstructions*/,
-    6026 /*GroupNonUniformRotateKHR*/, 6033 /*AtomicFloat32AddEXT*/, 6034 /*AtomicFloat64AddEXT*/,
-    // Hints only: icpx declares them in most SYCL modules.
-    5629 /*ExpectAssumeKHR*/, 5821 /*FunctionFloatControlINTEL*/, 5837 /*FPFastMathModeINTEL*/,
-    5892 /*KernelAttributesINTEL*/, 5910 /*MemoryAccessAliasingINTEL*/};
 
 constexpr uint32_t kPtxMagic = 0x58505458;  // "XPTX"
 // 2: with workDimKernels.
@@ -153,7 +137,8 @@ void dumpIr(const llvm::Module &m, const std::string &name) {
 }  // namespace
 
 spirv::CheckedModule checkSpirvForCuda(std::span<const std::byte> bytes, const std::string &name) {
-  spirv::CheckedModule checked = spirv::checkModule(bytes, name, kCudaCapabilities, "CUDA");
+  spirv::CheckedModule checked =
+      spirv::checkModule(bytes, name, spirv::kOpenClKernelCapabilities, "CUDA");
   for (const std::string &warning : checked.warnings) core::log().warn("{}", warning);
   return checked;
 }

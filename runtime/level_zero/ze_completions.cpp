@@ -9,25 +9,6 @@ namespace xpurt::level_zero {
 
 namespace {
 
-// What a failed command was, for its message.
-std::string describe(const core::Command &cmd) {
-  using Type = core::Command::Type;
-  switch (cmd.type) {
-    case Type::Copy:
-      return fmt::format("a copy of {} bytes", cmd.dst.size);
-    case Type::Fill:
-      return fmt::format("a fill of {} bytes", cmd.dst.size);
-    case Type::Launch:
-    case Type::LaunchKernel:
-      return fmt::format("kernel '{}'", cmd.kernel->name());
-    case Type::HostCallback:
-      return "a host callback";
-    case Type::Barrier:
-      break;
-  }
-  return "a wait";
-}
-
 // The Completions whose thread this is, if any.
 thread_local const Completions *runningCompletions = nullptr;
 }  // namespace
@@ -189,7 +170,7 @@ void Completions::finish(PendingCommand &command, ze_result_t status, const char
       command.done->complete(times);
     } else {
       std::string message = fmt::format(
-          "{} on {} failed: {} returned {}{}", describe(command.command), device_.label(), call,
+          "{} on {} failed: {} returned {}{}", command.command.description(), device_.label(), call,
           resultName(status),
           toXpurtResult(status) == XPURT_ERROR_DEVICE_LOST ? " (the device is lost)" : "");
       if (std::string why = device_.context().lastError(); !why.empty())

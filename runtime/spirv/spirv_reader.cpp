@@ -11,6 +11,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Metadata.h>
+#include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -139,6 +140,17 @@ std::vector<KernelInfo> reflectKernels(const llvm::Module &module) {
     kernels.push_back(std::move(info));
   }
   return kernels;
+}
+
+std::unique_ptr<llvm::Module> loadEmbeddedBitcode(const char *begin, const char *end,
+                                                  const char *what, llvm::LLVMContext &context) {
+  llvm::StringRef bytes(begin, static_cast<size_t>(end - begin));
+  auto module = llvm::getOwningLazyBitcodeModule(
+      llvm::MemoryBuffer::getMemBuffer(bytes, what, false), context);
+  if (!module)
+    core::fail(XPURT_ERROR_UNKNOWN, "the embedded {} is unreadable: {}", what,
+               llvm::toString(module.takeError()));
+  return std::move(*module);
 }
 
 }  // namespace xpurt::spirv

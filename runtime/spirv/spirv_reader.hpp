@@ -35,4 +35,10 @@ std::unique_ptr<llvm::Module> readModule(
 
 std::vector<KernelInfo> reflectKernels(const llvm::Module &module);
 
+// A builtin library embedded in libxpurt as bitcode ([begin, end)), lazily materialised in
+// `context`: linking it with LinkOnlyNeeded reads only the functions kernels use. `what`
+// names it in the error (UNKNOWN) if it cannot be read.
+std::unique_ptr<llvm::Module> loadEmbeddedBitcode(const char *begin, const char *end,
+                                                  const char *what, llvm::LLVMContext &context);
+
 }  // namespace xpurt::spirv
