@@ -91,12 +91,12 @@ void Completions::run() {
       // push_back leaves references to existing entries valid, and only this thread removes.
       oldest = &pending_.front();
     }
+    if (oldest->stagingFilled && !oldest->filled)
+      fillStaging(*oldest);  // then wait for its copy, as for others
     if (oldest->finished) {
       // Completed already, out of order.
     } else if (oldest->func) {
       runHostCallback(*oldest);
-    } else if (oldest->hostCopy) {
-      runHostCopy(*oldest);
     } else if (inOrder_) {
       finish(*oldest, cu().EventSynchronize(oldest->end->handle), "cuEventSynchronize");
     } else {
@@ -154,15 +154,13 @@ void Completions::runHostCallback(PendingCommand &command) {
   command.finished = true;
 }
 
-void Completions::runHostCopy(PendingCommand &command) {
+void Completions::fillStaging(PendingCommand &command) {
   for (const core::Ref<core::Event> &e : command.hostWaits) e->wait();
+  command.hostWaits.clear();
   const core::Command &cmd = command.command;
-  auto device = [](const void *p) { return reinterpret_cast<CUdeviceptr>(p); };
-  CUresult r = cmd.copyKind == core::Command::CopyKind::ToDevice
-                   ? cu().MemcpyHtoD(device(cmd.dst.pointer()), cmd.src.pointer(), cmd.dst.size)
-                   : cu().MemcpyDtoH(cmd.dst.pointer(), device(cmd.src.pointer()), cmd.dst.size);
-  finish(command, r,
-         cmd.copyKind == core::Command::CopyKind::ToDevice ? "cuMemcpyHtoD" : "cuMemcpyDtoH");
+  std::memcpy(command.staging->host, cmd.src.pointer(), cmd.dst.size);
+  command.stagingFilled->set();  // kept until the command completes (HostFlag)
+  command.filled = true;
 }
 
 void Completions::finish(PendingCommand &command, CUresult status, const char *call) {
@@ -177,6 +175,9 @@ void Completions::finish(PendingCommand &command, CUresult status, const char *c
       times.startNs = times.endNs > ns ? times.endNs - ns : 0;
     }
   }
+  if (status == CUDA_SUCCESS && command.staging &&
+      command.command.copyKind == core::Command::CopyKind::ToHost)
+    std::memcpy(command.command.dst.pointer(), command.staging->host, command.command.dst.size);
   if (command.done) {
     if (status == CUDA_SUCCESS) {
       command.done->complete(times);

@@ -17,6 +17,14 @@
 
 namespace xpurt::cuda {
 
+// Page-locked memory, xpurt's own, that copies of pageable host memory go through: the driver
+// refuses a copy whose host range is only partly registered (two views of one application
+// page, or a page whose view has just gone).
+struct StagingBuffer {
+  void *host = nullptr;
+  size_t size = 0;
+};
+
 struct PendingCommand {
   SlotRef end;                  // recorded after the command (null for a host callback)
   SlotRef start;                // recorded before it, when it is measured
@@ -27,7 +35,11 @@ struct PendingCommand {
   std::vector<core::Ref<core::Event>> hostWaits;  // a host callback's waits
   XpurtHostFunc func = nullptr;                   // a host callback
   void *userData = nullptr;
-  bool hostCopy = false;  // a copy from or to pageable memory, made by the completion thread
+  // A copy of pageable host memory: the buffer it goes through; for a copy to the device, the
+  // flag its stream waits on until the completion thread has filled the buffer.
+  std::shared_ptr<StagingBuffer> staging;
+  FlagRef stagingFilled;
+  bool filled = false;    // completion thread only
   uint64_t submitNs = 0;  // when it was submitted: a trace's start without device times
   bool finished = false;  // completion thread only
 };
@@ -50,9 +62,9 @@ class Completions final : public core::EventDriver {
 
  private:
   void runHostCallback(PendingCommand &command);
-  // A copy between the device and pageable host memory: the driver would make the submitting
-  // thread wait for the stream (which may wait on this thread), so it is made here, in turn.
-  void runHostCopy(PendingCommand &command);
+  // A copy to the device from pageable host memory: the staging buffer filled, once what it
+  // waits for is done, and its stream let go.
+  void fillStaging(PendingCommand &command);
   void finish(PendingCommand &command, CUresult status, const char *call);
   // Out-of-order queues: completes every later command whose event has been reached; returns
   // whether there was one.

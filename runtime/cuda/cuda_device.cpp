@@ -12,7 +12,8 @@ PrimaryContext::PrimaryContext(CUdevice device) : device_(device) {
 
 PrimaryContext::~PrimaryContext() {
   if (CUresult r = cu().DevicePrimaryCtxRelease(device_); r != CUDA_SUCCESS)
-    core::log().warn("CUDA: cuDevicePrimaryCtxRelease failed with {}", resultName(r));
+    warnReleaseFailure(
+        fmt::format("CUDA: cuDevicePrimaryCtxRelease failed with {}", resultName(r)));
 }
 
 CudaDevice::CudaDevice(core::Backend &backend, const CudaDeviceDescription &description)
@@ -79,13 +80,13 @@ void CudaDevice::deallocate(void *ptr, XpurtAllocationType type) noexcept {
                          ? cu().MemFreeHost(ptr)
                          : cu().MemFree(reinterpret_cast<CUdeviceptr>(ptr));
         if (r != CUDA_SUCCESS)
-          core::log().warn("CUDA: freeing memory failed with {}", resultName(r));
+          warnReleaseFailure(fmt::format("CUDA: freeing memory failed with {}", resultName(r)));
       } catch (const core::Error &e) {
-        core::log().warn("CUDA: memory not freed: {}", e.what());
+        warnReleaseFailure(fmt::format("CUDA: memory not freed: {}", e.what()));
       }
     });
   } catch (const std::exception &e) {
-    core::log().warn("CUDA: memory not freed: {}", e.what());
+    warnReleaseFailure(fmt::format("CUDA: memory not freed: {}", e.what()));
   }
 }
 
@@ -109,6 +110,10 @@ void CudaDevice::checkApplicationMemory(const void *memory, size_t) const {
 }
 
 bool CudaDevice::pinApplicationMemory(void *memory, size_t size) {
+  // Registering costs more than staging a small copy, and pages a small buffer shares with
+  // others would be registered with it: small buffers stay pageable.
+  constexpr size_t kSmallestRegistered = size_t{256} << 10;
+  if (size < kSmallestRegistered) return false;
   try {
     ContextScope scope(context());
     CUresult r = cu().MemHostRegister(memory, size, CU_MEMHOSTREGISTER_PORTABLE);
@@ -133,13 +138,14 @@ void CudaDevice::unpinApplicationMemory(void *memory) noexcept {
       try {
         ContextScope scope(context->handle());
         if (CUresult r = cu().MemHostUnregister(memory); r != CUDA_SUCCESS)
-          core::log().warn("CUDA: cuMemHostUnregister failed with {}", resultName(r));
+          warnReleaseFailure(
+              fmt::format("CUDA: cuMemHostUnregister failed with {}", resultName(r)));
       } catch (const core::Error &e) {
-        core::log().warn("CUDA: application memory not unregistered: {}", e.what());
+        warnReleaseFailure(fmt::format("CUDA: application memory not unregistered: {}", e.what()));
       }
     });
   } catch (const std::exception &e) {
-    core::log().warn("CUDA: application memory not unregistered: {}", e.what());
+    warnReleaseFailure(fmt::format("CUDA: application memory not unregistered: {}", e.what()));
   }
 }
 

@@ -142,6 +142,17 @@ void failCall(const char *call, CUresult result, const std::string &context) {
 
 namespace {
 
+struct FlagGate {
+  std::mutex mutex;  // held while a release runs
+  std::condition_variable idle;
+  size_t armed = 0;
+};
+
+FlagGate &flagGate() {
+  static FlagGate *gate = new FlagGate;  // outlives every static destructor
+  return *gate;
+}
+
 // One thread for every deferred release, started on first use and never joined: releases
 // still queued at exit are left to the process's end, which frees everything anyway.
 class Releaser {
@@ -167,6 +178,9 @@ class Releaser {
         release = std::move(queue_.front());
         queue_.pop_front();
       }
+      FlagGate &gate = flagGate();
+      std::unique_lock lock(gate.mutex);
+      gate.idle.wait(lock, [&] { return gate.armed == 0; });
       release();
     }
   }
@@ -177,9 +191,31 @@ class Releaser {
 
 }  // namespace
 
+void armHostFlag() {
+  std::lock_guard lock(flagGate().mutex);
+  ++flagGate().armed;
+}
+
+void disarmHostFlag() {
+  FlagGate &gate = flagGate();
+  {
+    std::lock_guard lock(gate.mutex);
+    --gate.armed;
+  }
+  gate.idle.notify_all();
+}
+
 void releaseLater(std::function<void()> release) {
   static Releaser *releaser = new Releaser;  // outlives every static destructor
   releaser->post(std::move(release));
+}
+
+void warnReleaseFailure(const std::string &message) {
+  CUcontext current = nullptr;
+  if (cu().CtxGetCurrent(&current) == CUDA_ERROR_DEINITIALIZED)
+    core::log().debug("{} (the CUDA driver has shut down)", message);
+  else
+    core::log().warn("{}", message);
 }
 
 ContextScope::ContextScope(CUcontext context) {

@@ -35,6 +35,20 @@ inline void check(CUresult result, const char *call, const std::string &context 
   if (result != CUDA_SUCCESS) failCall(call, result, context);
 }
 
+// Deferred releases and streams that wait on host flags (cuStreamWaitValue32) never overlap.
+// A release (cuMemFree, cuMemFreeHost, cuMemHostUnregister, cuModuleUnload) waits for the
+// whole device, holding the driver's locks meanwhile; a thread that has enqueued a flag wait
+// and not yet handed the command to the thread that sets the flag would block on those locks
+// in its next driver call, and the device would wait for the flag forever. So a release runs
+// only while no flag is armed, and arming (just before the wait is enqueued) waits for a
+// release that runs. Every armed flag is disarmed when it is set or goes back to its pool.
+void armHostFlag();
+void disarmHostFlag();
+
+// A failure to release something (memory, a module, a stream) as a warning; at debug level
+// only once the driver has shut down, at process exit, having freed everything itself.
+void warnReleaseFailure(const std::string &message);
+
 // Runs `release` later on a thread of its own. Freeing memory or unloading a module waits for
 // the whole device to be idle, and a stream may be waiting on a host flag that only this
 // process's threads (a completion thread running a host callback, the application before it

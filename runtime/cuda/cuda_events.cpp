@@ -15,7 +15,7 @@ struct EventPool::State {
       ContextScope scope(context->handle());
       for (CUevent e : free) cu().EventDestroy(e);
     } catch (const core::Error &e) {
-      core::log().warn("CUDA: events not destroyed: {}", e.what());
+      warnReleaseFailure(fmt::format("CUDA: events not destroyed: {}", e.what()));
     }
   }
 };
@@ -77,14 +77,14 @@ struct HostFlagPool::State {
   std::shared_ptr<PrimaryContext> context;
   std::mutex mutex;
   std::vector<void *> pages;
-  std::vector<HostFlag> free;
+  std::vector<std::pair<volatile uint32_t *, CUdeviceptr>> free;  // host and device address
   ~State() {
     releaseLater([context = context, pages = pages] {
       try {
         ContextScope scope(context->handle());
         for (void *p : pages) cu().MemFreeHost(p);
       } catch (const core::Error &e) {
-        core::log().warn("CUDA: host flags not freed: {}", e.what());
+        warnReleaseFailure(fmt::format("CUDA: host flags not freed: {}", e.what()));
       }
     });
   }
@@ -98,7 +98,7 @@ HostFlagPool::HostFlagPool(std::shared_ptr<PrimaryContext> context)
 HostFlagPool::~HostFlagPool() = default;
 
 FlagRef HostFlagPool::acquire() {
-  HostFlag flag;
+  std::pair<volatile uint32_t *, CUdeviceptr> word;
   {
     std::lock_guard lock(state_->mutex);
     if (state_->free.empty()) {
@@ -115,16 +115,17 @@ FlagRef HostFlagPool::acquire() {
       state_->pages.push_back(page);
       auto *words = static_cast<volatile uint32_t *>(page);
       for (size_t i = 0; i < State::kWordsPerPage; ++i)
-        state_->free.push_back({words + i, device + i * sizeof(uint32_t)});
+        state_->free.emplace_back(words + i, device + i * sizeof(uint32_t));
     }
-    flag = state_->free.back();
+    word = state_->free.back();
     state_->free.pop_back();
   }
-  __atomic_store_n(flag.host, 0u, __ATOMIC_RELAXED);
+  __atomic_store_n(word.first, 0u, __ATOMIC_RELAXED);
   std::shared_ptr<State> state = state_;
-  return FlagRef(new HostFlag(flag), [state](HostFlag *f) {
+  return FlagRef(new HostFlag(word.first, word.second), [state](HostFlag *f) {
+    if (f->armed.exchange(false)) disarmHostFlag();  // never set: its enqueue failed
     std::lock_guard lock(state->mutex);
-    state->free.push_back(*f);
+    state->free.emplace_back(f->host, f->device);
     delete f;
   });
 }

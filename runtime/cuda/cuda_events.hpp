@@ -11,6 +11,7 @@
 #include "core/event.hpp"
 #include "cuda_device.hpp"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -51,10 +52,22 @@ class EventTable {
   std::unordered_map<const core::Event *, SlotRef> slots_;
 };
 
+// A word of page-locked memory a stream waits on (cuStreamWaitValue32) until the host sets it.
+// It goes back to its pool only when the command that waited on it has completed: reused
+// before the device has seen it set, it would be cleared under the waiting stream.
 struct HostFlag {
   volatile uint32_t *host = nullptr;
   CUdeviceptr device = 0;
-  void set() { __atomic_store_n(host, 1u, __ATOMIC_RELEASE); }
+  std::atomic<bool> armed{false};
+  HostFlag(volatile uint32_t *h, CUdeviceptr d) : host(h), device(d) {}
+  void arm() {  // before a stream is made to wait on it (armHostFlag)
+    armHostFlag();
+    armed = true;
+  }
+  void set() {
+    __atomic_store_n(host, 1u, __ATOMIC_RELEASE);
+    if (armed.exchange(false)) disarmHostFlag();
+  }
 };
 using FlagRef = std::shared_ptr<HostFlag>;
 

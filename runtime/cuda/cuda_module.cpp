@@ -10,9 +10,11 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 namespace xpurt::cuda {
 namespace {
@@ -20,16 +22,22 @@ namespace {
 constexpr std::string_view kCacheName = "cuda";
 constexpr uint64_t kMaxLocalArgumentBytes = uint64_t{1} << 32;
 
+constexpr std::string_view kCubinCacheName = "cuda_cubin";
+
+core::disk_cache::Key cacheKey(std::span<const std::byte> bytes, const core::ModuleOptions &options,
+                               std::string material) {
+  material = fmt::format("xpurt {}.{}.{} build {} {}|spec=", XPURT_VERSION_MAJOR,
+                         XPURT_VERSION_MINOR, XPURT_VERSION_PATCH, XPURT_JIT_BUILD_ID, material);
+  for (auto [id, value] : options.specConstants) material += fmt::format("{}:{},", id, value);
+  return core::disk_cache::makeKey(bytes, std::move(material));
+}
+
 // The PTX for the device's target: from the disk cache, or compiled in the JIT worker.
 PtxModule compile(const CudaDevice &device, std::span<const std::byte> bytes,
                   const std::vector<uint32_t> &words, const std::string &name,
                   const core::ModuleOptions &options) {
   int sm = device.description().ptxTarget;
-  std::string material =
-      fmt::format("xpurt {}.{}.{} build {} ptx sm_{}|spec=", XPURT_VERSION_MAJOR,
-                  XPURT_VERSION_MINOR, XPURT_VERSION_PATCH, XPURT_JIT_BUILD_ID, sm);
-  for (auto [id, value] : options.specConstants) material += fmt::format("{}:{},", id, value);
-  core::disk_cache::Key key = core::disk_cache::makeKey(bytes, std::move(material));
+  core::disk_cache::Key key = cacheKey(bytes, options, fmt::format("ptx sm_{}", sm));
   std::optional<std::filesystem::path> dir = core::disk_cache::directory();
   if (dir) {
     if (auto payload = core::disk_cache::read(*dir, kCacheName, key)) {
@@ -43,6 +51,24 @@ PtxModule compile(const CudaDevice &device, std::span<const std::byte> bytes,
     core::fail(XPURT_ERROR_UNKNOWN, "module '{}': the JIT worker's PTX is malformed", name);
   if (dir) core::disk_cache::write(*dir, kCacheName, key, payload);
   return std::move(*module);
+}
+
+// The driver's JIT of PTX to the device's own code (cuLink*), or nothing where it fails: the
+// caller then loads the PTX itself, which reports the JIT log.
+std::optional<std::string> assembleCubin(CudaDevice &device, const std::string &ptx,
+                                         const std::string &name) {
+  ContextScope scope(device.context());
+  CUlinkState link = nullptr;
+  if (cu().LinkCreate(0, nullptr, nullptr, &link) != CUDA_SUCCESS) return std::nullopt;
+  std::optional<std::string> cubin;
+  void *image = nullptr;
+  size_t size = 0;
+  if (cu().LinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char *>(ptx.c_str()), ptx.size() + 1,
+                       name.c_str(), 0, nullptr, nullptr) == CUDA_SUCCESS &&
+      cu().LinkComplete(link, &image, &size) == CUDA_SUCCESS && image && size)
+    cubin.emplace(static_cast<const char *>(image), size);  // the link state owns the image
+  cu().LinkDestroy(link);
+  return cubin;
 }
 
 // cuModuleLoadDataEx with the driver's JIT logs; throws INVALID_MODULE quoting the error log.
@@ -111,13 +137,13 @@ CudaModule::~CudaModule() {
       try {
         ContextScope scope(context->handle());
         if (CUresult r = cu().ModuleUnload(module); r != CUDA_SUCCESS)
-          core::log().warn("CUDA: cuModuleUnload failed with {}", resultName(r));
+          warnReleaseFailure(fmt::format("CUDA: cuModuleUnload failed with {}", resultName(r)));
       } catch (const core::Error &e) {
-        core::log().warn("CUDA: module '{}' not unloaded: {}", name, e.what());
+        warnReleaseFailure(fmt::format("CUDA: module '{}' not unloaded: {}", name, e.what()));
       }
     });
   } catch (const std::exception &e) {
-    core::log().warn("CUDA: module '{}' not unloaded: {}", name(), e.what());
+    warnReleaseFailure(fmt::format("CUDA: module '{}' not unloaded: {}", name(), e.what()));
   }
 }
 
@@ -189,23 +215,64 @@ core::Ref<core::Module> loadCudaSpirvModule(core::Ref<CudaDevice> device,
                                             std::span<const std::byte> bytes,
                                             const std::string &name,
                                             const core::ModuleOptions &options) {
-  spirv::CheckedModule checked = checkSpirvForCuda(bytes, name);
-  // Linked into another module before it is compiled (xpurtLinkModules).
-  if (checked.preamble.linkOnly())
-    return core::makeRef<spirv::LinkOnlyModule>(std::move(device), name, checked.preamble);
+  auto start = std::chrono::steady_clock::now();
   if (!options.buildFlags.empty())
     core::log().info("module '{}': build flags '{}' do not apply to the PTX compiler", name,
                      options.buildFlags);
-  PtxModule ptx = compile(*device, bytes, checked.words, name, options);
+  // The device's own code, cached beside the PTX: loading it skips the driver's PTX JIT, which
+  // costs milliseconds even when the driver's own cache has the result. Its key holds the
+  // module's bytes, which were checked when it was compiled: a hit skips the checks too.
+  const CudaDeviceDescription &d = device->description();
+  core::disk_cache::Key cubinKey = cacheKey(
+      bytes, options,
+      fmt::format("cubin sm_{}{} driver {}", d.computeMajor, d.computeMinor, cu().version));
+  std::optional<std::filesystem::path> dir = core::disk_cache::directory();
+  std::optional<PtxModule> ptx;
+  CUmodule module = nullptr;
+  const char *how = "from the disk cache";
+  if (dir) {
+    if (auto payload = core::disk_cache::read(*dir, kCubinCacheName, cubinKey)) {
+      ptx = deserializePtxModule(*payload);
+      if (ptx) {
+        try {
+          module = loadImage(*device, ptx->ptx.data(), name);
+        } catch (const core::Error &e) {
+          core::log().debug("module '{}': cached device code not loaded ({}); compiling again",
+                            name, e.what());
+          ptx.reset();
+        }
+      }
+      if (!ptx) core::disk_cache::reject(*dir, kCubinCacheName, cubinKey, "not loadable");
+    }
+  }
+  if (!ptx) {
+    spirv::CheckedModule checked = checkSpirvForCuda(bytes, name);
+    // Linked into another module before it is compiled (xpurtLinkModules).
+    if (checked.preamble.linkOnly())
+      return core::makeRef<spirv::LinkOnlyModule>(std::move(device), name, checked.preamble);
+    ptx = compile(*device, bytes, checked.words, name, options);
+    std::optional<std::string> cubin = assembleCubin(*device, ptx->ptx, name);
+    if (cubin) {
+      std::string text = std::exchange(ptx->ptx, std::move(*cubin));
+      module = loadImage(*device, ptx->ptx.data(), name);
+      if (dir) core::disk_cache::write(*dir, kCubinCacheName, cubinKey, serializePtxModule(*ptx));
+      ptx->ptx = std::move(text);
+    } else {
+      module = loadImage(*device, ptx->ptx.c_str(), name);  // fails with the JIT log
+    }
+    how = "compiled";
+  }
+  core::log().debug(
+      "SPIR-V module '{}' {} for {} in {:.2f} ms", name, how, device->label(),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   std::map<std::string, core::KernelSignature> signatures;
-  for (const spirv::KernelInfo &k : ptx.kernels)
-    if (!ptx.unavailable.count(k.name)) signatures.emplace(k.name, k.signature());
-  for (const auto &[kernel, why] : ptx.unavailable)
+  for (const spirv::KernelInfo &k : ptx->kernels)
+    if (!ptx->unavailable.count(k.name)) signatures.emplace(k.name, k.signature());
+  for (const auto &[kernel, why] : ptx->unavailable)
     core::log().warn("module '{}': kernel '{}' cannot run on {}: {}; its other kernels are usable",
                      name, kernel, device->label(), why);
-  CUmodule module = loadImage(*device, ptx.ptx.c_str(), name);
   return core::makeRef<CudaModule>(std::move(device), name, module, std::move(signatures),
-                                   std::move(ptx.unavailable), std::move(ptx.workDimKernels));
+                                   std::move(ptx->unavailable), std::move(ptx->workDimKernels));
 }
 
 core::Ref<core::Module> loadCudaNativeModule(core::Ref<CudaDevice> device,

@@ -54,7 +54,7 @@ CudaQueue::~CudaQueue() {
       ContextScope scope(context->handle());
       for (CUstream s : streams) cu().StreamDestroy(s);
     } catch (const core::Error &e) {
-      core::log().warn("CUDA: streams not destroyed: {}", e.what());
+      warnReleaseFailure(fmt::format("CUDA: streams not destroyed: {}", e.what()));
     }
   };
   if (completions_->runningOnThisThread()) {
@@ -107,6 +107,7 @@ void CudaQueue::waitOn(CUstream stream, const core::Ref<core::Event> &event, Pen
   }
   // Work CUDA does not run: the stream waits on a flag that the host sets when it completes.
   FlagRef flag = flags_.acquire();
+  flag->arm();
   check(cu().StreamWaitValue32(stream, flag->device, 1, CU_STREAM_WAIT_VALUE_GEQ),
         "cuStreamWaitValue32", "a wait on work outside CUDA");
   p.flags.push_back(flag);
@@ -118,6 +119,14 @@ void CudaQueue::submit(core::Command &&cmd) {
   // What this command waits for may need a poll to be submitted (a batched queue).
   for (const core::Ref<core::Event> &e : cmd.waits)
     if (e->driver() != completions_.get()) e->ready();
+  // A device without stream memory operations cannot wait for the completion thread to fill
+  // a staging buffer: this thread fills it, once what the copy follows is done.
+  bool fillHere = pageableCopy(cmd) && cmd.copyKind == core::Command::CopyKind::ToDevice &&
+                  !cudaDevice_->description().streamWaitValue;
+  if (fillHere) {
+    for (const core::Ref<core::Event> &e : cmd.waits) e->wait();
+    if (!options().outOfOrder) completions_->drain();
+  }
   std::lock_guard lock(submitMutex_);
   bool inOrder = !options().outOfOrder;
   if (inOrder && afterHost_) {
@@ -129,28 +138,41 @@ void CudaQueue::submit(core::Command &&cmd) {
   PendingCommand p;
   bool timed = cmd.done && cmd.done->timed();
   p.submitNs = timed ? core::steadyNowNs() : 0;
-  if (cmd.type == Type::HostCallback || pageableCopy(cmd)) {
+  if (cmd.type == Type::HostCallback) {
     // Runs on the completion thread once the commands before it have completed; what comes
     // after it in an in-order queue waits for it.
     p.func = cmd.func;
     p.userData = cmd.userData;
-    p.hostCopy = cmd.type == Type::Copy;
     p.hostWaits = std::move(cmd.waits);
     if (inOrder) afterHost_ = cmd.done;
   } else {
     try {
       ContextScope scope(context_->handle());
       CUstream stream = streamFor(cmd);
+      bool staged = pageableCopy(cmd);
+      if (staged) p.staging = stagingFor(cmd.dst.size);
+      // The completion thread fills the staging buffer once what the copy waits for is done
+      // (and, in order, every command before it), then sets this flag; the stream waits for it.
+      if (fillHere) {
+        std::memcpy(p.staging->host, cmd.src.pointer(), cmd.dst.size);
+      } else if (staged && cmd.copyKind == core::Command::CopyKind::ToDevice) {
+        p.hostWaits = cmd.waits;
+        p.stagingFilled = flags_.acquire();
+        p.stagingFilled->arm();
+        check(cu().StreamWaitValue32(stream, p.stagingFilled->device, 1, CU_STREAM_WAIT_VALUE_GEQ),
+              "cuStreamWaitValue32", "a copy from pageable host memory");
+      }
       for (const core::Ref<core::Event> &e : cmd.waits) waitOn(stream, e, p);
       if (timed && options().profiling) {
         p.start = timedEvents_.acquire();
         check(cu().EventRecord(p.start->handle, stream), "cuEventRecord");
       }
-      p.keep = enqueue(cmd, stream);
+      p.keep = staged ? enqueueStagedCopy(cmd, stream, *p.staging) : enqueue(cmd, stream);
       p.end = (p.start ? timedEvents_ : events_).acquire();
       check(cu().EventRecord(p.end->handle, stream), "cuEventRecord");
     } catch (const core::Error &e) {
       // Nothing will signal it: later commands must not wait for it forever.
+      if (p.stagingFilled) p.stagingFilled->set();
       if (cmd.done) cmd.done->fail(e.what());
       throw;
     }
@@ -162,6 +184,39 @@ void CudaQueue::submit(core::Command &&cmd) {
   }
   p.command = std::move(cmd);
   completions_->push(std::move(p));
+}
+
+std::shared_ptr<StagingBuffer> CudaQueue::stagingFor(size_t bytes) {
+  // The queue's buffer when no copy in flight holds it and it is large enough; else a new one,
+  // which the queue keeps if it is larger.
+  if (staging_ && staging_.use_count() == 1 && staging_->size >= bytes) return staging_;
+  core::Ref<CudaDevice> device = cudaDevice_;
+  size_t size = std::max(bytes, size_t{1} << 20);
+  void *host = device->allocate(size, XPURT_ALLOC_TYPE_HOST);
+  auto buffer =
+      std::shared_ptr<StagingBuffer>(new StagingBuffer{host, size}, [device](StagingBuffer *b) {
+        device->deallocate(b->host, XPURT_ALLOC_TYPE_HOST);
+        delete b;
+      });
+  if (!staging_ || staging_->size < size) staging_ = buffer;
+  return buffer;
+}
+
+std::shared_ptr<void> CudaQueue::enqueueStagedCopy(core::Command &cmd, CUstream stream,
+                                                   const StagingBuffer &staging) {
+  size_t n = cmd.dst.size;
+  if (cmd.copyKind == core::Command::CopyKind::ToDevice) {
+    if (CUresult r =
+            cu().MemcpyHtoDAsync(devicePointer(cmd.dst.pointer()), staging.host, n, stream);
+        r != CUDA_SUCCESS)
+      failCall("cuMemcpyHtoDAsync", r, fmt::format("a copy of {} bytes", n));
+  } else {
+    if (CUresult r =
+            cu().MemcpyDtoHAsync(staging.host, devicePointer(cmd.src.pointer()), n, stream);
+        r != CUDA_SUCCESS)
+      failCall("cuMemcpyDtoHAsync", r, fmt::format("a copy of {} bytes", n));
+  }
+  return nullptr;
 }
 
 std::shared_ptr<void> CudaQueue::enqueue(core::Command &cmd, CUstream stream) {
@@ -296,12 +351,15 @@ void CudaQueue::enqueueLaunch(core::Command &cmd, CUstream stream) {
                  "work-groups or split the launch",
                  kernel.name(), grid[i], i, cudaDevice_->label(), d.maxGridSize[i]);
   if (shared > 48 * 1024) kernel.allowDynamicShared(shared);
-  check(
+  CUresult r =
       cu().LaunchKernel(kernel.function(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                        shared, stream, params.empty() ? nullptr : params.data(), nullptr),
-      "cuLaunchKernel",
-      fmt::format("kernel '{}', {}x{}x{} blocks of {}x{}x{}, {} bytes of dynamic shared memory",
-                  kernel.name(), grid[0], grid[1], grid[2], block[0], block[1], block[2], shared));
+                        shared, stream, params.empty() ? nullptr : params.data(), nullptr);
+  if (r != CUDA_SUCCESS)  // the message is made only then: formatting costs a launch's time
+    failCall("cuLaunchKernel", r,
+             fmt::format("kernel '{}', {}x{}x{} blocks of {}x{}x{}, {} bytes of dynamic shared "
+                         "memory",
+                         kernel.name(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                         shared));
 }
 
 }  // namespace xpurt::cuda

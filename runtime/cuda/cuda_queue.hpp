@@ -32,8 +32,14 @@ class CudaQueue final : public core::TaskQueue {
 
  private:
   CUstream streamFor(const core::Command &cmd);
-  // A copy between the device and pageable host memory, which the completion thread makes.
+  // A copy between the device and pageable host memory (application memory the driver could
+  // not register, or registered only in part): it goes through a page-locked staging buffer,
+  // which the completion thread fills before the copy to the device, and empties after the
+  // copy to the host. No driver call is made there: it may not wait for the device.
   static bool pageableCopy(const core::Command &cmd);
+  std::shared_ptr<StagingBuffer> stagingFor(size_t bytes);
+  std::shared_ptr<void> enqueueStagedCopy(core::Command &cmd, CUstream stream,
+                                          const StagingBuffer &staging);
   // Makes `stream` wait for `event` before what is enqueued next.
   void waitOn(CUstream stream, const core::Ref<core::Event> &event, PendingCommand &p);
   // Enqueues the command's work; returns what must stay alive until it completes.
@@ -51,6 +57,8 @@ class CudaQueue final : public core::TaskQueue {
   EventPool events_;
   EventPool timedEvents_;
   HostFlagPool flags_;
+  // The staging buffer pageable copies reuse when none in flight holds it.
+  std::shared_ptr<StagingBuffer> staging_;
   // In-order queues: a host callback the next command must wait for (it runs on the host).
   core::Ref<core::Event> afterHost_;
   std::shared_ptr<Completions> completions_;

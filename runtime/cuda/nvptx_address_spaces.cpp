@@ -126,7 +126,10 @@ unsigned nvptxAddressSpace(unsigned spir) {
     case 4:
       return 0;  // generic
     case 2:
-      return 4;  // constant
+      // Generic, not NVPTX's constant space: a __constant pointer argument points into global
+      // memory, which ld.const cannot read. Program-scope __constant variables still go to the
+      // constant bank: NVPTX's GenericToNVVM moves generic globals marked constant there.
+      return 0;
     default:
       return spir;
   }
@@ -144,12 +147,23 @@ std::unique_ptr<llvm::Module> retargetAddressSpaces(llvm::Module &spir, const st
   NvptxTypes types;
   llvm::ValueToValueMapTy map;
   NvptxConstants constants(map, types, name);
+  std::vector<std::pair<llvm::GlobalVariable *, llvm::GlobalVariable *>> globals;
   for (llvm::GlobalVariable &g : spir.globals()) {
+    // A program-scope __constant variable goes to the constant bank (NVPTX's space 4); the
+    // code sees it through a generic pointer, as every __constant pointer.
+    bool constant = g.getAddressSpace() == 2;
     auto *n = new llvm::GlobalVariable(
         *m, types.remapType(g.getValueType()), g.isConstant(), g.getLinkage(), nullptr, g.getName(),
-        nullptr, g.getThreadLocalMode(), nvptxAddressSpace(g.getAddressSpace()));
+        nullptr, g.getThreadLocalMode(), constant ? 4 : nvptxAddressSpace(g.getAddressSpace()));
     n->copyAttributesFrom(&g);
-    map[&g] = n;
+    // A __local array of the kernel's own at 16 bytes, as nvcc places __shared__ arrays: its
+    // rows can then be read as vectors (ld.shared.v4).
+    if (g.getAddressSpace() == 3 && g.hasInitializer() && n->getValueType()->isArrayTy() &&
+        n->getAlign().valueOrOne() < llvm::Align(16))
+      n->setAlignment(llvm::Align(16));
+    globals.emplace_back(&g, n);
+    map[&g] = constant ? llvm::ConstantExpr::getAddrSpaceCast(n, llvm::PointerType::get(c, 0))
+                       : static_cast<llvm::Constant *>(n);
   }
   for (llvm::Function &f : spir) {
     auto *n =
@@ -162,10 +176,8 @@ std::unique_ptr<llvm::Module> retargetAddressSpaces(llvm::Module &spir, const st
       map[f.getArg(i)] = n->getArg(i);
     }
   }
-  for (llvm::GlobalVariable &g : spir.globals())
-    if (g.hasInitializer())
-      llvm::cast<llvm::GlobalVariable>(map[&g])->setInitializer(
-          constants.remap(g.getInitializer()));
+  for (auto [g, n] : globals)
+    if (g->hasInitializer()) n->setInitializer(constants.remap(g->getInitializer()));
   for (llvm::Function &f : spir) {
     auto *n = llvm::cast<llvm::Function>(map[&f]);
     if (!f.isDeclaration()) {

@@ -36,15 +36,15 @@ std::optional<std::string_view> baseName(llvm::StringRef mangled) {
 }
 
 // A builtin's demangled signature with address spaces by role, the same for a SPIR-mangled
-// name and a libclc NVPTX one: SPIR's generic (AS4) and private pointers and NVPTX's
-// unqualified ones are all "T*"; SPIR's constant AS2 is NVPTX's AS4.
+// name and a libclc NVPTX one: SPIR's generic (AS4), constant (AS2) and private pointers and
+// NVPTX's unqualified ones are all "T*" (xpurt compiles SPIR's constant space as generic).
 std::string signature(const std::string &mangled, bool spir) {
   std::string s = llvm::demangle(mangled);
   std::string out;
   for (size_t i = 0; i < s.size();) {
     if (s.compare(i, 3, " AS") == 0 && i + 4 < s.size() && s[i + 4] == '*') {
       char space = s[i + 3];
-      if (spir && space == '4')
+      if (spir && (space == '4' || space == '2'))
         out += "*";
       else if (spir ? space == '2' : space == '4')
         out += " __constant*";
@@ -267,7 +267,7 @@ std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &n
   std::set<llvm::Function *> known(missing.begin(), missing.end());
   for (llvm::Function &f : m)
     if (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic() && f.getName() != "vprintf" &&
-        f.getName() != "printf" && !known.count(&f))
+        f.getName() != "printf" && f.getName() != kSubGroupWidthName && !known.count(&f))
       missing.push_back(&f);
   return missing;
 }

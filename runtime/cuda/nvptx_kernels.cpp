@@ -6,7 +6,9 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Metadata.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
+#include <map>
 #include <set>
 #include <vector>
 
@@ -94,18 +96,66 @@ void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &
       args.push_back(a);
     }
   }
-  auto *call = b.CreateCall(body.getFunctionType(), &body, args);
-  call->setAttributes(body.getAttributes());
-  b.CreateRetVoid();
   body.setLinkage(llvm::GlobalValue::InternalLinkage);
   body.removeFnAttr(llvm::Attribute::NoInline);
   body.removeFnAttr(llvm::Attribute::OptimizeNone);
   body.addFnAttr(llvm::Attribute::AlwaysInline);
+  // The call takes the body's parameter attributes, not a `noinline` the reader gave the body:
+  // the body is inlined into its entry, as nvcc inlines a kernel's code.
+  auto *call = b.CreateCall(body.getFunctionType(), &body, args);
+  call->setAttributes(body.getAttributes());
+  call->removeFnAttr(llvm::Attribute::NoInline);
+  b.CreateRetVoid();
   annotate(m, entry, "kernel", 1);
   const char *axes[] = {"reqntidx", "reqntidy", "reqntidz"};
   if (info.requiredLocalSize[0] != 0)
     for (int d = 0; d < 3; ++d)
       annotate(m, entry, axes[d], std::max(info.requiredLocalSize[d], 1u));
+}
+
+// Every call of kSubGroupWidthName becomes the sub-group size of the kernel whose launch runs
+// it: 16 for the entries in `narrow`, 32 for the others. The functions both kinds of kernels
+// reach are cloned for the kernels of 16, so each copy folds to one constant.
+void specialiseSubGroupWidth(llvm::Module &m, const std::set<llvm::Function *> &narrow) {
+  llvm::Function *width = m.getFunction(kSubGroupWidthName);
+  if (!width) return;
+  std::set<llvm::Function *> readers;  // the callers of `width`, transitively
+  std::vector<llvm::Function *> work{width};
+  while (!work.empty()) {
+    llvm::Function *f = work.back();
+    work.pop_back();
+    for (llvm::User *u : f->users())
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(u))
+        if (readers.insert(call->getFunction()).second) work.push_back(call->getFunction());
+  }
+  std::map<llvm::Function *, llvm::Function *> clones;
+  std::set<llvm::Function *> narrowCode;  // what runs only in sub-groups of 16
+  for (llvm::Function *entry : narrow)
+    if (readers.count(entry)) narrowCode.insert(entry);
+  if (!narrowCode.empty()) {
+    for (llvm::Function *f : readers)
+      if (f->getCallingConv() != llvm::CallingConv::PTX_Kernel && !f->isDeclaration()) {
+        llvm::ValueToValueMapTy map;
+        llvm::Function *copy = llvm::CloneFunction(f, map);
+        copy->setName(f->getName() + ".sub_groups_of_16");
+        clones[f] = copy;
+        narrowCode.insert(copy);
+      }
+    for (llvm::Function *f : narrowCode)
+      for (llvm::Instruction &i : llvm::instructions(*f))
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+          if (auto it = clones.find(call->getCalledFunction()); it != clones.end())
+            call->setCalledFunction(it->second);
+  }
+  std::vector<llvm::CallBase *> calls;
+  for (llvm::User *u : width->users())
+    if (auto *call = llvm::dyn_cast<llvm::CallBase>(u)) calls.push_back(call);
+  for (llvm::CallBase *call : calls) {
+    uint32_t size = narrowCode.count(call->getFunction()) ? 16 : 32;
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), size));
+    call->eraseFromParent();
+  }
+  if (width->use_empty()) width->eraseFromParent();
 }
 
 }  // namespace
@@ -126,6 +176,7 @@ std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::Ker
   }
   std::set<const llvm::Function *> readers = workDimReaders(m);
   std::set<std::string> takingWorkDim;
+  std::set<llvm::Function *> narrow;  // the entries of kernels that require sub-groups of 16
   for (const spirv::KernelInfo &info : kernels) {
     if (unavailable.count(info.name)) continue;
     llvm::Function *body = m.getFunction(info.name);
@@ -136,7 +187,9 @@ std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::Ker
     bool workDim = readers.count(body) != 0;
     if (workDim) takingWorkDim.insert(info.name);
     buildEntry(m, *body, info, workDim);
+    if (info.requiredSubGroupSize == 16) narrow.insert(m.getFunction(info.name));
   }
+  specialiseSubGroupWidth(m, narrow);
   return takingWorkDim;
 }
 

@@ -15,8 +15,9 @@
 
 namespace xpurt::cuda {
 
-// SPIR's address space numbers as NVPTX's: generic 4 -> 0 (NVPTX's generic, which private
-// pointers share), constant 2 -> 4; global 1 and local 3 stay.
+// SPIR's address space numbers as NVPTX's: generic 4 and constant 2 -> 0 (NVPTX's generic,
+// which private pointers share; a __constant pointer may point into global memory); global 1
+// and local 3 stay.
 unsigned nvptxAddressSpace(unsigned spirAddressSpace);
 
 // The module rebuilt with every type, global, function and constant in NVPTX address spaces;
@@ -43,9 +44,13 @@ llvm::Function *lowerPrintfToVprintf(llvm::Module &m);
 // everything else becomes internal, plain C calling convention. A kernel whose code
 // (transitively) calls get_work_dim takes one more parameter after those: the launch's work
 // dimension, an i32 (1, 2 or 3), which its entry stores in kWorkDimName. Returns the names of
-// those kernels.
+// those kernels. Sub-group functions get the sub-group size of the kernel that calls them.
 std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
                                    const std::map<std::string, std::string> &unavailable);
+
+// The sub-group size the CUDA builtin library asks for (cuda_builtins.h): each call becomes the
+// size of the kernel that runs it, 32 (a warp), or 16 where the kernel requires it.
+inline constexpr const char *kSubGroupWidthName = "xpurt_cuda_sub_group_width";
 
 // The launch's dynamic shared memory (PTX `.extern .shared .align 16 .b8 []`).
 inline constexpr const char *kDynamicSharedName = "xpurt_dynamic_shared";

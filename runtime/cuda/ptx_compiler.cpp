@@ -11,6 +11,7 @@
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/CodeGen/AtomicExpandUtils.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -87,6 +88,18 @@ void expandFloatAtomics(llvm::Module &m, int sm) {
           success = b.CreateExtractValue(x, 1);
           newLoaded = b.CreateBitCast(b.CreateExtractValue(x, 0), loaded->getType());
         });
+}
+
+// activemask names the work-items that run the call, so it must stay in the branch it was
+// written in: LLVM would hoist the identical reads of two branches above the branch (a
+// non-uniform sub-group function in each arm of an if), where every work-item is active.
+void keepActiveMasksInTheirBranches(llvm::Module &m) {
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &i : llvm::instructions(f))
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i))
+        if (auto *as = llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand());
+            as && as->getAsmString().find("activemask") != std::string::npos)
+          call->addFnAttr(llvm::Attribute::NoMerge);
 }
 
 void optimize(llvm::Module &m, llvm::TargetMachine &tm) {
@@ -172,14 +185,16 @@ PtxModule compileSpirvToPtx(const std::vector<uint32_t> &words, const std::strin
   result.unavailable = spirv::dropKernelsCallingMissing(*m, result.kernels, missing, "CUDA");
   for (const spirv::KernelInfo &info : result.kernels)
     if (info.requiredSubGroupSize != 0 && info.requiredSubGroupSize != 32 &&
-        !result.unavailable.count(info.name))
+        info.requiredSubGroupSize != 16 && !result.unavailable.count(info.name))
       result.unavailable[info.name] = fmt::format(
-          "kernel '{}' requires sub-groups of {} work-items; a CUDA device's are 32 (a warp)",
+          "kernel '{}' requires sub-groups of {} work-items; a CUDA device runs sub-groups of "
+          "32 (a warp) or 16 (half a warp)",
           info.name, info.requiredSubGroupSize);
   for (const auto &[kernel, why] : result.unavailable)
     core::log().warn("module '{}': {}; its other kernels are usable", name, why);
   result.workDimKernels = lowerKernels(*m, result.kernels, result.unavailable);
   expandFloatAtomics(*m, sm);
+  keepActiveMasksInTheirBranches(*m);
   verify(*m, name, "before optimising");
   optimize(*m, *tm);
   expandFloatAtomics(*m, sm);  // the optimiser may have formed new ones

@@ -16,6 +16,9 @@ kernel void group_collectives(global const int *in, global int *out, global floa
   fout[g] = work_group_reduce_max((float)x * 0.5f);
 }
 
+// Sub-groups of 16, which every device runs: the CPU's default, every Intel GPU, half a warp
+// on an NVIDIA GPU. The tests compute what each work-item sees from that size.
+__attribute__((intel_reqd_sub_group_size(16)))
 kernel void sub_group_functions(global const int *in, global int *out) {
   size_t g = get_global_linear_id();
   int x = in[g];
@@ -44,6 +47,7 @@ kernel void sub_groups_of_thirty_two(global const int *in, global int *out) {
 }
 
 // cl_khr_subgroup_rotate: over the whole sub-group and within clusters of 4.
+__attribute__((intel_reqd_sub_group_size(16)))
 kernel void sub_group_rotates(global const int *in, global int *out) {
   size_t g = get_global_linear_id();
   int x = in[g];
@@ -67,6 +71,7 @@ kernel void float_atomics(global float *sum, global double *dsum, global float *
 // Sub-group functions in branches that only some work-items take: the first sub-group of
 // each group reduces; the first five work-items of each sub-group reduce and scan among
 // themselves; the odd values vote; one work-item of those with even values is elected.
+__attribute__((intel_reqd_sub_group_size(16)))
 kernel void divergent_sub_groups(global const int *in, global int *out) {
   size_t g = get_global_linear_id();
   int x = in[g];

@@ -1,6 +1,6 @@
 // Sub-group functions (cl_khr_subgroups and the extended sub-group extensions, Intel's
 // sub-group shuffles and block reads) and work-group collectives for NVIDIA GPUs. A sub-group
-// is a warp. The functions every member of a sub-group must call (broadcast, reduce, scan, all,
+// is a warp, or half of one (cuda_builtins.h). The functions every member of a sub-group must call (broadcast, reduce, scan, all,
 // any) synchronise the whole sub-group (a partial last one included); the non-uniform ones
 // (ballots, shuffles, rotates, elect, the non_uniform_* and clustered ones) run among the
 // work-items active at the call. Work-group collectives combine the sub-groups' results
@@ -9,8 +9,8 @@
 
 // --- geometry ------------------------------------------------------------------------------
 uint OVL get_sub_group_size(void) { return xp_warp_size(); }
-uint OVL get_max_sub_group_size(void) { return min(32u, xp_local_items()); }
-uint OVL get_num_sub_groups(void) { return (xp_local_items() + 31u) / 32u; }
+uint OVL get_max_sub_group_size(void) { return min(xp_width(), xp_local_items()); }
+uint OVL get_num_sub_groups(void) { return (xp_local_items() + xp_width() - 1u) / xp_width(); }
 uint OVL get_enqueued_num_sub_groups(void) { return get_num_sub_groups(); }
 uint OVL get_sub_group_id(void) { return xp_warp(); }
 uint OVL get_sub_group_local_id(void) { return xp_lane(); }
@@ -23,7 +23,8 @@ void OVL sub_group_barrier(cl_mem_fence_flags flags, memory_scope scope) {
   sub_group_barrier(flags);
 }
 
-// Bits [0, n) of a 128-bit sub-group mask (a warp uses only the first 32).
+// Bits [0, n) of a 128-bit sub-group mask (a warp uses only the first 32). These masks number
+// a sub-group's members, not the warp's lanes.
 static uint4 xp_bits_below(uint n) {
   return (uint4)(n >= 32u ? ~0u : (1u << n) - 1u, 0u, 0u, 0u);
 }
@@ -38,9 +39,10 @@ uint4 OVL get_sub_group_gt_mask(void) {
 }
 
 // --- shuffles ------------------------------------------------------------------------------
-// xp_shfl(mask, x, lane): x of member `lane`; every member in mask must make the same call.
-static int xp_shfl_i32(uint mask, int x, uint lane) {
-  return __nvvm_shfl_sync_idx_i32(mask, x, (int)lane, 31);
+// xp_shfl(mask, x, member): x of that member of this sub-group; every warp lane in mask must
+// make the same call.
+static int xp_shfl_i32(uint mask, int x, uint member) {
+  return __nvvm_shfl_sync_idx_i32(mask, x, (int)(xp_base() + member), 31);
 }
 #define XP_SHFL_NARROW(T, U)                                   \
   static T OVL xp_shfl(uint mask, T x, uint lane) {           \
@@ -74,11 +76,11 @@ XP_SHFL_VECTORS(char) XP_SHFL_VECTORS(uchar) XP_SHFL_VECTORS(short) XP_SHFL_VECT
 XP_SHFL_VECTORS(int) XP_SHFL_VECTORS(uint) XP_SHFL_VECTORS(long) XP_SHFL_VECTORS(ulong)
 XP_SHFL_VECTORS(half) XP_SHFL_VECTORS(float) XP_SHFL_VECTORS(double)
 
-// x of member `id` of mask; a work-item's own x where that member is outside it (as the CPU).
-#define XP_MEMBER(T)                                              \
-  static T OVL xp_member(uint mask, T x, uint id) {               \
-    T v = xp_shfl(mask, x, id & 31u);                             \
-    return id < 32u && ((mask >> id) & 1u) ? v : x;               \
+// x of member `id` if mask holds it; a work-item's own x where it does not (as the CPU).
+#define XP_MEMBER(T)                                                           \
+  static T OVL xp_member(uint mask, T x, uint id) {                            \
+    T v = xp_shfl(mask, x, id & (xp_width() - 1u));                            \
+    return id < xp_width() && ((mask >> (xp_base() + id)) & 1u) ? v : x;       \
   }
 
 #define XP_SHUFFLES(T)                                                                     \
@@ -90,7 +92,7 @@ XP_SHFL_VECTORS(half) XP_SHFL_VECTORS(float) XP_SHFL_VECTORS(double)
   }                                                                                        \
   T OVL sub_group_broadcast_first(T x) {                                                   \
     uint mask = xp_active_mask();                                                          \
-    return xp_shfl(mask, x, (uint)__builtin_ctz(mask));                                    \
+    return xp_shfl(mask, x, xp_first(mask));                                               \
   }                                                                                        \
   T OVL sub_group_shuffle(T x, uint id) { return xp_member(xp_active_mask(), x, id); }     \
   T OVL intel_sub_group_shuffle(T x, uint id) { return sub_group_shuffle(x, id); }         \
@@ -147,19 +149,19 @@ XP_SHUFFLES_WIDTHS(float) XP_SHUFFLES_WIDTHS(double)
 #define XP_OP_logical_or(a, b) ((a) || (b))
 #define XP_OP_logical_xor(a, b) (!(a) != !(b))
 
-// A fold in lane order over the members of mask with lanes in [first, end): every member
-// takes part in every shuffle, so the loop is the same for all of them.
+// A fold in member order over the members of mask numbered [first, end): every member takes
+// part in every shuffle, so the loop is the same for all of them.
 #define XP_SUB_GROUP_OP(name, T, op, identity)                                                 \
   static T OVL xp_fold_##name(uint mask, T x, uint first, uint end) {                          \
     T r = (identity);                                                                          \
-    for (uint i = 0; i < 32u; ++i) {                                                           \
-      if (!((mask >> i) & 1u)) continue;                                                       \
+    for (uint i = 0; i < xp_width(); ++i) {                                                    \
+      if (!((mask >> (xp_base() + i)) & 1u)) continue;                                         \
       T v = xp_shfl(mask, x, i);                                                               \
       if (i >= first && i < end) r = op(r, v);                                                 \
     }                                                                                          \
     return r;                                                                                  \
   }                                                                                            \
-  T OVL sub_group_reduce_##name(T x) { return xp_fold_##name(xp_warp_mask(), x, 0u, 32u); }    \
+  T OVL sub_group_reduce_##name(T x) { return xp_fold_##name(xp_warp_mask(), x, 0u, xp_width()); }    \
   T OVL sub_group_scan_inclusive_##name(T x) {                                                 \
     return xp_fold_##name(xp_warp_mask(), x, 0u, xp_lane() + 1u);                              \
   }                                                                                            \
@@ -167,7 +169,7 @@ XP_SHUFFLES_WIDTHS(float) XP_SHUFFLES_WIDTHS(double)
     return xp_fold_##name(xp_warp_mask(), x, 0u, xp_lane());                                   \
   }                                                                                            \
   T OVL sub_group_non_uniform_reduce_##name(T x) {                                             \
-    return xp_fold_##name(xp_active_mask(), x, 0u, 32u);                                       \
+    return xp_fold_##name(xp_active_mask(), x, 0u, xp_width());                                       \
   }                                                                                            \
   T OVL sub_group_non_uniform_scan_inclusive_##name(T x) {                                     \
     return xp_fold_##name(xp_active_mask(), x, 0u, xp_lane() + 1u);                            \
@@ -213,12 +215,12 @@ int OVL sub_group_all(int p) { return __nvvm_vote_all_sync(xp_warp_mask(), p != 
 int OVL sub_group_any(int p) { return __nvvm_vote_any_sync(xp_warp_mask(), p != 0); }
 int OVL sub_group_non_uniform_all(int p) { return __nvvm_vote_all_sync(xp_active_mask(), p != 0); }
 int OVL sub_group_non_uniform_any(int p) { return __nvvm_vote_any_sync(xp_active_mask(), p != 0); }
-int OVL sub_group_elect(void) { return xp_lane() == (uint)__builtin_ctz(xp_active_mask()); }
+int OVL sub_group_elect(void) { return xp_lane() == xp_first(xp_active_mask()); }
 
 #define XP_ALL_EQUAL(T)                                                   \
   int OVL sub_group_non_uniform_all_equal(T x) {                          \
     uint mask = xp_active_mask();                                         \
-    T first = xp_shfl(mask, x, (uint)__builtin_ctz(mask));                \
+    T first = xp_shfl(mask, x, xp_first(mask));                           \
     return __nvvm_vote_all_sync(mask, first == x);                        \
   }
 XP_ALL_EQUAL(char) XP_ALL_EQUAL(uchar) XP_ALL_EQUAL(short) XP_ALL_EQUAL(ushort)
@@ -226,8 +228,8 @@ XP_ALL_EQUAL(int) XP_ALL_EQUAL(uint) XP_ALL_EQUAL(long) XP_ALL_EQUAL(ulong)
 XP_ALL_EQUAL(half) XP_ALL_EQUAL(float) XP_ALL_EQUAL(double)
 
 // --- ballots -------------------------------------------------------------------------------
-uint4 OVL sub_group_ballot(int p) {
-  return (uint4)(__nvvm_vote_ballot_sync(xp_active_mask(), p != 0), 0u, 0u, 0u);
+uint4 OVL sub_group_ballot(int p) {  // the sub-group's lanes of the warp's ballot
+  return (uint4)(__nvvm_vote_ballot_sync(xp_active_mask(), p != 0) >> xp_base(), 0u, 0u, 0u);
 }
 int OVL sub_group_inverse_ballot(uint4 v) { return (v.x >> xp_lane()) & 1u; }
 int OVL sub_group_ballot_bit_extract(uint4 v, uint i) {
@@ -259,10 +261,10 @@ uint OVL sub_group_ballot_find_msb(uint4 v) {
 // --- Intel block reads and writes, addressed as on xpurt's CPU device ------------------------
 #define XP_BLOCK(T, suffix, AS)                                                           \
   T OVL intel_sub_group_block_read##suffix(const AS T *p) {                              \
-    return p[xp_warp() * 32u + xp_lane()];                                               \
+    return p[xp_warp() * xp_width() + xp_lane()];                                        \
   }                                                                                      \
   void OVL intel_sub_group_block_write##suffix(AS T *p, T v) {                           \
-    p[xp_warp() * 32u + xp_lane()] = v;                                                  \
+    p[xp_warp() * xp_width() + xp_lane()] = v;                                           \
   }
 #define XP_BLOCK_N(T, suffix, N, AS)                                                      \
   T##N OVL intel_sub_group_block_read##suffix##N(const AS T *p) {                        \
@@ -281,7 +283,8 @@ XP_BLOCKS(uint, , __global) XP_BLOCKS(uint, _ui, __global) XP_BLOCKS(ushort, _us
 XP_BLOCKS(uint, , __local) XP_BLOCKS(uint, _ui, __local) XP_BLOCKS(ushort, _us, __local)
 
 // --- work-group collectives ----------------------------------------------------------------
-// 32 slots of 8 bytes, one per sub-group (at most 1024 work-items in a CUDA block).
+// 64 slots of 8 bytes, one per sub-group (at most 1024 work-items in a CUDA block, in
+// sub-groups of 16 or more).
 __local uchar *xpurt_cuda_group_scratch(void);
 #define XP_WSLOT(T, i) (((__local T *)xpurt_cuda_group_scratch())[i])
 
@@ -289,7 +292,7 @@ __local uchar *xpurt_cuda_group_scratch(void);
 // earlier one still reads it.
 #define XP_WORK_GROUP_OP(name, T, op, identity)                                 \
   T OVL work_group_reduce_##name(T x) {                                         \
-    T partial = xp_fold_##name(xp_warp_mask(), x, 0u, 32u);                     \
+    T partial = xp_fold_##name(xp_warp_mask(), x, 0u, xp_width());              \
     __syncthreads();                                                            \
     if (xp_lane() == 0u) XP_WSLOT(T, xp_warp()) = partial;                      \
     __syncthreads();                                                            \
@@ -301,8 +304,8 @@ __local uchar *xpurt_cuda_group_scratch(void);
   static void OVL xp_group_scan_##name(T x, __private T *inclusive, __private T *exclusive) { \
     uint mask = xp_warp_mask(), lane = xp_lane();                               \
     T in = (identity), ex = (identity);                                         \
-    for (uint i = 0; i < 32u; ++i) {                                            \
-      if (!((mask >> i) & 1u)) continue;                                        \
+    for (uint i = 0; i < xp_width(); ++i) {                                     \
+      if (!((mask >> (xp_base() + i)) & 1u)) continue;                          \
       T v = xp_shfl(mask, x, i);                                                \
       if (i < lane) ex = op(ex, v);                                             \
       if (i <= lane) in = op(in, v);                                            \
