@@ -151,8 +151,10 @@ void CudaQueue::submit(core::Command &&cmd) {
       CUstream stream = streamFor(cmd);
       bool staged = pageableCopy(cmd);
       if (staged) p.staging = stagingFor(cmd.dst.size);
-      // The completion thread fills the staging buffer once what the copy waits for is done
-      // (and, in order, every command before it), then sets this flag; the stream waits for it.
+      // A copy to the device: the completion thread fills the staging buffer once what the
+      // copy waits for is done (and, in order, every command before it), then sets a flag the
+      // stream waits for. The buffer is as large as the copy (a copy the driver could not
+      // register in place).
       if (fillHere) {
         std::memcpy(p.staging->host, cmd.src.pointer(), cmd.dst.size);
       } else if (staged && cmd.copyKind == core::Command::CopyKind::ToDevice) {
