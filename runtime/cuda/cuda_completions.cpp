@@ -24,13 +24,16 @@ Completions::Completions(CudaDevice &device, std::shared_ptr<core::FailureLog> f
       inOrder_(inOrder) {}
 
 void Completions::push(PendingCommand &&command) {
+  std::vector<PendingCommand> done;
   {
     std::lock_guard lock(mutex_);
     pending_.push_back(std::move(command));
     ++pushed_;
     pushedSoFar_.store(pushed_, std::memory_order_release);
+    done.swap(reaped_);
   }
   work_.notify_one();
+  reap(done);
 }
 
 bool Completions::runningOnThisThread() const {
@@ -53,9 +56,12 @@ void Completions::drain() {
                "xpurtSync from a host callback of the same queue: the queue completes its "
                "commands on the thread that runs the callback, so it would wait forever. Sync "
                "after the callback, from another thread");
-  std::unique_lock lock(mutex_);
-  uint64_t target = pushed_;
-  drained_.wait(lock, [&] { return completed_ >= target; });
+  {
+    std::unique_lock lock(mutex_);
+    uint64_t target = pushed_;
+    drained_.wait(lock, [&] { return completed_ >= target; });
+  }
+  reapFinished();
 }
 
 void Completions::stop(std::function<void()> cleanup) {
@@ -84,7 +90,10 @@ void Completions::run() {
       work_.wait(lock, [&] { return !pending_.empty() || stopping_; });
       if (pending_.empty()) {
         std::function<void()> cleanup = std::move(cleanup_);
+        std::vector<PendingCommand> done;
+        done.swap(reaped_);  // the queue is gone: nobody else will
         lock.unlock();
+        reap(done);
         if (cleanup) cleanup();
         return;
       }
@@ -109,12 +118,19 @@ void Completions::run() {
       }
       finish(*oldest, r, "cuEventQuery");
     }
-    std::lock_guard lock(mutex_);
-    while (!pending_.empty() && pending_.front().finished) {
-      pending_.pop_front();
-      ++completed_;
+    std::vector<PendingCommand> overflow;
+    {
+      std::lock_guard lock(mutex_);
+      while (!pending_.empty() && pending_.front().finished) {
+        reaped_.push_back(std::move(pending_.front()));
+        pending_.pop_front();
+        ++completed_;
+      }
+      // Nobody submits: release here rather than hold without bound.
+      if (reaped_.size() > kMaxUnreaped) overflow.swap(reaped_);
     }
     drained_.notify_all();
+    reap(overflow);
   }
 }
 
@@ -150,7 +166,6 @@ void Completions::runHostCallback(PendingCommand &command) {
       command.done->fail(failure);
     }
   }
-  command = {};
   command.finished = true;
 }
 
@@ -192,12 +207,26 @@ void Completions::finish(PendingCommand &command, CUresult status, const char *c
       failures_->note(message);
       command.done->fail(message, times);
     }
-    // After completing it: a queue that looks it up in between sees it done, or waits on a
-    // signalled event.
-    EventTable::instance().remove(command.done.get());
   }
-  command = {};  // its events, flags, views and kernel may be reused or released now
+  // What it holds (its events, flags, views, kernel, its entry in the event table) is released
+  // by the submitting thread, which made it (reap).
   command.finished = true;
+}
+
+void Completions::reap(std::vector<PendingCommand> &done) {
+  // A queue that looks an event up before this sees it done, or waits on a signalled event.
+  for (PendingCommand &c : done)
+    if (c.done) EventTable::instance().remove(c.done.get());
+  done.clear();
+}
+
+void Completions::reapFinished() {
+  std::vector<PendingCommand> done;
+  {
+    std::lock_guard lock(mutex_);
+    done.swap(reaped_);
+  }
+  reap(done);
 }
 
 }  // namespace xpurt::cuda

@@ -48,6 +48,7 @@ class Completions final : public core::EventDriver {
  public:
   // inOrder: commands complete in submission order; else each as soon as its event says so.
   Completions(CudaDevice &device, std::shared_ptr<core::FailureLog> failures, bool inOrder);
+  ~Completions() { reap(reaped_); }
 
   void push(PendingCommand &&command);
   // Returns once every command pushed before the call has completed. Throws
@@ -66,6 +67,12 @@ class Completions final : public core::EventDriver {
   // waits for is done, and its stream let go.
   void fillStaging(PendingCommand &command);
   void finish(PendingCommand &command, CUresult status, const char *call);
+  // Releases what completed commands held. The thread that submits does it, on its next push
+  // or drain: their objects were made there, and releasing them here would make both threads
+  // touch the same memory and reference counts for every command.
+  static void reap(std::vector<PendingCommand> &done);
+  void reapFinished();
+  static constexpr size_t kMaxUnreaped = 1024;
   // Out-of-order queues: completes every later command whose event has been reached; returns
   // whether there was one.
   bool finishReached();
@@ -77,6 +84,7 @@ class Completions final : public core::EventDriver {
   std::mutex mutex_;
   std::condition_variable work_, drained_;
   std::deque<PendingCommand> pending_;  // only the completion thread removes entries
+  std::vector<PendingCommand> reaped_;  // completed, for the submitting thread to release
   uint64_t pushed_ = 0, completed_ = 0;
   // pushed_, readable without the lock: the thread looks for new work for a moment before it
   // sleeps, so a steady stream of commands does not pay a wake-up each.
