@@ -86,6 +86,16 @@ void Completions::run() {
       while (pushedSoFar_.load(std::memory_order_acquire) == seen &&
              std::chrono::steady_clock::now() < until)
         std::this_thread::yield();
+      {
+        // Idle, nothing submitted for a while: release what completed commands held here,
+        // so that memory an application let go of after waiting is freed without a sync.
+        std::vector<PendingCommand> done;
+        {
+          std::lock_guard lock(mutex_);
+          if (pending_.empty()) done.swap(reaped_);
+        }
+        reap(done);
+      }
       std::unique_lock lock(mutex_);
       work_.wait(lock, [&] { return !pending_.empty() || stopping_; });
       if (pending_.empty()) {

@@ -69,7 +69,8 @@ class Completions final : public core::EventDriver {
   void finish(PendingCommand &command, CUresult status, const char *call);
   // Releases what completed commands held. The thread that submits does it, on its next push
   // or drain: their objects were made there, and releasing them here would make both threads
-  // touch the same memory and reference counts for every command.
+  // touch the same memory and reference counts for every command. This thread does it when the
+  // queue is idle (nothing pushed for 50 us) or more than kMaxUnreaped wait.
   static void reap(std::vector<PendingCommand> &done);
   void reapFinished();
   static constexpr size_t kMaxUnreaped = 1024;
