@@ -6,6 +6,9 @@
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/SubtargetFeature.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -56,6 +59,45 @@ JitEngine::JitEngine() : layout_("") {
   core::log().info("CPU JIT for {} ({}), features {}", cpu_, triple_.str(), features_);
 }
 
+// LLVM 15's x86 backend cannot select min and max of half vectors on CPUs without AVX512-FP16
+// ("Cannot select: v16f16 = X86ISD::FMAX"): it forms them from minnum/maxnum calls and from
+// a compare-and-select of the same values. Comparing in float, which holds every half exactly,
+// gives the same results and leaves nothing for it to form.
+static void compareHalfVectorsInFloat(llvm::Module &module) {
+  auto isHalfVector = [](llvm::Type *t) {
+    return t->isVectorTy() && t->getScalarType()->isHalfTy();
+  };
+  std::vector<llvm::Instruction *> work;
+  for (llvm::Function &f : module)
+    for (llvm::BasicBlock &b : f)
+      for (llvm::Instruction &i : b) {
+        if (auto *cmp = llvm::dyn_cast<llvm::FCmpInst>(&i)) {
+          if (isHalfVector(cmp->getOperand(0)->getType())) work.push_back(cmp);
+        } else if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&i)) {
+          llvm::Intrinsic::ID id = call->getIntrinsicID();
+          bool minMax = id == llvm::Intrinsic::minnum || id == llvm::Intrinsic::maxnum ||
+                        id == llvm::Intrinsic::minimum || id == llvm::Intrinsic::maximum;
+          if (minMax && isHalfVector(call->getType())) work.push_back(call);
+        }
+      }
+  for (llvm::Instruction *i : work) {
+    llvm::IRBuilder<> b(i);
+    auto *half = llvm::cast<llvm::VectorType>(i->getOperand(0)->getType());
+    llvm::Type *wide = llvm::VectorType::get(b.getFloatTy(), half->getElementCount());
+    llvm::Value *x = b.CreateFPExt(i->getOperand(0), wide);
+    llvm::Value *y = b.CreateFPExt(i->getOperand(1), wide);
+    llvm::Value *replacement;
+    if (auto *cmp = llvm::dyn_cast<llvm::FCmpInst>(i)) {
+      replacement = b.CreateFCmp(cmp->getPredicate(), x, y);
+    } else {
+      auto id = llvm::cast<llvm::IntrinsicInst>(i)->getIntrinsicID();
+      replacement = b.CreateFPTrunc(b.CreateBinaryIntrinsic(id, x, y), half);
+    }
+    i->replaceAllUsesWith(replacement);
+    i->eraseFromParent();
+  }
+}
+
 void JitEngine::optimize(llvm::Module &module) {
   std::lock_guard lock(targetMutex_);
   llvm::PipelineTuningOptions tuning;
@@ -75,6 +117,7 @@ void JitEngine::optimize(llvm::Module &module) {
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+  if (features_.find("+avx512fp16") == std::string::npos) compareHalfVectorsInFloat(module);
 }
 
 std::string JitEngine::emitObject(llvm::Module &module, const std::string &name) {
