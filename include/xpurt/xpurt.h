@@ -70,6 +70,10 @@ typedef struct XpurtTaskQueue_ *XpurtTaskQueue;
 typedef struct XpurtModule_ *XpurtModule;
 typedef struct XpurtKernel_ *XpurtKernel;
 typedef struct XpurtFuture_ *XpurtFuture;
+typedef struct XpurtGraph_ *XpurtGraph;
+typedef struct XpurtGraphExec_ *XpurtGraphExec;
+/* A node of a graph: its number, from 0 in the order nodes were added. */
+typedef uint32_t XpurtGraphNode;
 
 /* ---- errors and reference counting ------------------------------------------------------ */
 
@@ -304,6 +308,15 @@ XPURT_API XpurtResult xpurtLaunchKernel(XpurtTaskQueue queue, XpurtKernel kernel
  * other than XPURT_SUCCESS fails its future and is reported by the next xpurtSync. */
 XPURT_API XpurtResult xpurtHostCallback(XpurtTaskQueue queue, XpurtHostFunc func, void *userData,
                                         XpurtFuture *future);
+/* Frees state the runtime owns on the application's behalf. */
+typedef void (*XpurtDestroyFunc)(void *userData);
+/* xpurtHostCallback where the runtime owns userData: destroy(userData) (if not NULL) is called
+ * once nothing can call func any more: after the callback has run, or, when it was captured
+ * into a graph, once the graph and every executable graph made from it are released. Called
+ * also when the call fails. */
+XPURT_API XpurtResult xpurtHostCallbackWithDestructor(XpurtTaskQueue queue, XpurtHostFunc func,
+                                                      void *userData, XpurtDestroyFunc destroy,
+                                                      XpurtFuture *future);
 /* Called from inside a host callback: the message its failure is reported with. */
 XPURT_API void xpurtHostCallbackSetError(const char *message);
 /* Everything enqueued after the barrier runs after everything enqueued before it. */
@@ -311,6 +324,107 @@ XPURT_API XpurtResult xpurtBarrier(XpurtTaskQueue queue);
 /* Waits for everything enqueued so far. Returns the first failure of queued work since the last
  * sync (XPURT_ERROR_EXECUTION_FAILED, with its message), else XPURT_SUCCESS. */
 XPURT_API XpurtResult xpurtSync(XpurtTaskQueue queue);
+
+/* ---- graphs ----------------------------------------------------------------------------- */
+/* A graph records copies, fills, launches, host callbacks, waits and other graphs once, with
+ * the dependencies between them; xpurtGraphInstantiate makes an executable graph for a device,
+ * which a queue launches any number of times. A node runs after the nodes named in its deps
+ * (earlier nodes) and after the earlier nodes whose declared memory conflicts with its own
+ * (read after write, write after read, write after write on overlapping bytes of the same
+ * memory). Copies and fills declare what they touch, a general launch its view arguments,
+ * a task launch and a host callback the accesses given; a node that declares nothing runs
+ * after its deps alone. Nodes are checked as they are added, as a queue checks a command; a
+ * graph is not tied to a device until it is instantiated. A failed node fails the launch's
+ * future with its message, and the nodes after it do not run.
+ * Every xpurtGraphAdd* function takes numDeps nodes at deps (may be NULL when 0) and writes
+ * the new node's number to *node (may be NULL). */
+
+XPURT_API XpurtResult xpurtNewGraph(XpurtGraph *graph);
+XPURT_API XpurtResult xpurtGraphAddCopyToDevice(XpurtGraph graph, XpurtMemoryView view,
+                                                size_t offset, size_t size, uint32_t numDeps,
+                                                const XpurtGraphNode *deps, XpurtGraphNode *node);
+XPURT_API XpurtResult xpurtGraphAddCopyToHost(XpurtGraph graph, XpurtMemoryView view,
+                                              size_t offset, size_t size, uint32_t numDeps,
+                                              const XpurtGraphNode *deps, XpurtGraphNode *node);
+XPURT_API XpurtResult xpurtGraphAddCopyMemoryView(XpurtGraph graph, XpurtMemoryView dst,
+                                                  XpurtMemoryView src, size_t dstOffset,
+                                                  size_t srcOffset, size_t size, uint32_t numDeps,
+                                                  const XpurtGraphNode *deps,
+                                                  XpurtGraphNode *node);
+XPURT_API XpurtResult xpurtGraphAddFill(XpurtGraph graph, XpurtMemoryView view, size_t offset,
+                                        size_t size, const void *pattern, size_t patternSize,
+                                        uint32_t numDeps, const XpurtGraphNode *deps,
+                                        XpurtGraphNode *node);
+/* A task launch (xpurtLaunchWithAccess); numAccesses 0 declares nothing. */
+XPURT_API XpurtResult xpurtGraphAddLaunch(XpurtGraph graph, XpurtKernel kernel,
+                                          XpurtMemoryView params, uint32_t numAccesses,
+                                          const XpurtViewAccess *accesses, size_t d0, size_t d1,
+                                          size_t d2, uint32_t numDeps, const XpurtGraphNode *deps,
+                                          XpurtGraphNode *node);
+/* A general launch (xpurtLaunchKernel). */
+XPURT_API XpurtResult xpurtGraphAddLaunchKernel(XpurtGraph graph, XpurtKernel kernel,
+                                                uint32_t numArgs, const XpurtKernelArg *args,
+                                                uint32_t workDim, const size_t *globalOffset,
+                                                const size_t *globalSize, const size_t *localSize,
+                                                uint32_t numDeps, const XpurtGraphNode *deps,
+                                                XpurtGraphNode *node);
+/* func(userData) on a host thread at each launch. The accesses (host copies of DEVICE views)
+ * order it like any node. destroy(userData), if not NULL, is called once the graph and every
+ * executable graph made from it are released (or at once if the call fails). */
+XPURT_API XpurtResult xpurtGraphAddHostCallback(XpurtGraph graph, XpurtHostFunc func,
+                                                void *userData, XpurtDestroyFunc destroy,
+                                                uint32_t numAccesses,
+                                                const XpurtViewAccess *accesses, uint32_t numDeps,
+                                                const XpurtGraphNode *deps, XpurtGraphNode *node);
+/* Waits for futures of any queue of the instantiating device's backend. */
+XPURT_API XpurtResult xpurtGraphAddWait(XpurtGraph graph, uint32_t numFutures,
+                                        const XpurtFuture *futures, uint32_t numDeps,
+                                        const XpurtGraphNode *deps, XpurtGraphNode *node);
+/* Does nothing: a join point. */
+XPURT_API XpurtResult xpurtGraphAddEmpty(XpurtGraph graph, uint32_t numDeps,
+                                         const XpurtGraphNode *deps, XpurtGraphNode *node);
+/* Every node of child as it is now (later changes to child do not show), as one node: it
+ * starts after deps, and what depends on it runs after all of it. */
+XPURT_API XpurtResult xpurtGraphAddChildGraph(XpurtGraph graph, XpurtGraph child,
+                                              uint32_t numDeps, const XpurtGraphNode *deps,
+                                              XpurtGraphNode *node);
+/* Edges from[i] -> to[i] between existing nodes. An edge that would close a cycle is
+ * INVALID_ARGUMENT, and then no edge is added. */
+XPURT_API XpurtResult xpurtGraphAddDependencies(XpurtGraph graph, uint32_t count,
+                                                const XpurtGraphNode *from,
+                                                const XpurtGraphNode *to);
+XPURT_API XpurtResult xpurtGraphGetNodeCount(XpurtGraph graph, uint32_t *count);
+/* The graph in Graphviz's DOT language. *size: in, the capacity of buffer (buffer may be NULL
+ * with 0); out, the bytes the text needs with its terminating NUL (also when it fails). A
+ * buffer too small gets nothing and XPURT_ERROR_OUT_OF_RANGE. */
+XPURT_API XpurtResult xpurtGraphExportDot(XpurtGraph graph, char *buffer, size_t *size);
+
+/* Until xpurtQueueEndCapture, commands enqueued on queue become nodes of graph (after its
+ * existing nodes) instead of running: each after the one before on an in-order queue; ordered
+ * by declared memory, barriers and waits on an out-of-order one. Captured commands hand back
+ * no future (*future is set to NULL); xpurtSync and graph launches on a capturing queue fail. */
+XPURT_API XpurtResult xpurtQueueBeginCapture(XpurtTaskQueue queue, XpurtGraph graph);
+XPURT_API XpurtResult xpurtQueueEndCapture(XpurtTaskQueue queue);
+
+/* Checks every node against device (its views and kernels must be usable there) and lowers
+ * the graph for it: a DAG of dependency counters on oneTBB on the CPU. A cycle is
+ * INVALID_ARGUMENT. Later changes to graph do not change the executable graph. */
+XPURT_API XpurtResult xpurtGraphInstantiate(XpurtGraph graph, XpurtDevice device,
+                                            XpurtGraphExec *exec);
+/* Runs the executable graph on queue (of its device) after what was enqueued before, as a
+ * barrier would, and after its own previous launch (launches of one executable graph never
+ * overlap); what is enqueued after runs after it. The future's time spans the whole graph. */
+XPURT_API XpurtResult xpurtQueueLaunchGraph(XpurtTaskQueue queue, XpurtGraphExec exec,
+                                            XpurtFuture *future);
+/* For launches made after the call: every use of view `from` by the graph's nodes becomes a
+ * use of `to`, which must have the same size and allocation type. Dependencies stay those of
+ * the graph as built. */
+XPURT_API XpurtResult xpurtGraphExecRebindView(XpurtGraphExec exec, XpurtMemoryView from,
+                                               XpurtMemoryView to);
+/* For launches made after the call: argument `index` of general launch `node` becomes *arg,
+ * checked against the kernel's signature. */
+XPURT_API XpurtResult xpurtGraphExecSetKernelArg(XpurtGraphExec exec, XpurtGraphNode node,
+                                                 uint32_t index, const XpurtKernelArg *arg);
 
 /* ---- futures ---------------------------------------------------------------------------- */
 

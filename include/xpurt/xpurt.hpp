@@ -46,6 +46,22 @@ inline void check(XpurtResult result) {
   if (result != XPURT_SUCCESS) throw Error(result, xpurtLastErrorMessage());
 }
 
+// A std::function<void()> as a host callback: an exception fails it with its message.
+inline XpurtResult runFunction(void *data) {
+  try {
+    (*static_cast<std::function<void()> *>(data))();
+    return XPURT_SUCCESS;
+  } catch (const std::exception &e) {
+    xpurtHostCallbackSetError(e.what());
+  } catch (...) {
+    xpurtHostCallbackSetError("a host callback threw a non-standard exception");
+  }
+  return XPURT_ERROR_EXECUTION_FAILED;
+}
+inline void deleteFunction(void *data) {
+  delete static_cast<std::function<void()> *>(data);
+}
+
 // Owns one reference to a C handle: copies retain, destruction releases.
 template <class H>
 class Handle {
@@ -409,6 +425,7 @@ class Range {
 
  private:
   friend class TaskQueue;
+  friend class Graph;
   uint32_t dims_;
   size_t global_[3], local_[3] = {1, 1, 1}, offset_[3] = {0, 0, 0};
   bool hasLocal_ = false;
@@ -434,6 +451,9 @@ struct QueueOptions {
   bool profiling = false;   // futures carry device times
   bool batched = false;     // submit in batches (Level Zero: regular command lists)
 };
+
+class Graph;      // xpurt/graph.hpp
+class GraphExec;  // xpurt/graph.hpp
 
 class TaskQueue : public detail::Handle<XpurtTaskQueue> {
  public:
@@ -508,15 +528,22 @@ class TaskQueue : public detail::Handle<XpurtTaskQueue> {
     });
   }
   // Runs fn on a runtime thread after the commands before it; an exception fails its future
-  // and the next sync().
+  // and the next sync(). fn is kept until it cannot be called any more (for a captured
+  // callback: as long as the graph).
   Future hostCallback(std::function<void()> fn) {
     auto *owned = new std::function<void()>(std::move(fn));
     XpurtFuture f = nullptr;
-    XpurtResult r = xpurtHostCallback(h_, &runHostCallback, owned, &f);
-    if (r != XPURT_SUCCESS) delete owned;
-    detail::check(r);
+    // The runtime owns fn from here, even when the call fails.
+    detail::check(xpurtHostCallbackWithDestructor(h_, &detail::runFunction, owned,
+                                                  &detail::deleteFunction, &f));
     return Future::adopt(f);
   }
+  // Runs the executable graph after what came before; what comes after runs after it.
+  Future launch(const GraphExec &exec);
+  // Until endCapture(), commands enqueued here become nodes of graph instead of running
+  // (their futures are empty).
+  void beginCapture(const Graph &graph);
+  void endCapture() { detail::check(xpurtQueueEndCapture(h_)); }
   void barrier() { detail::check(xpurtBarrier(h_)); }
   // Waits for everything enqueued; throws the first failure of queued work since the last sync.
   void sync() { detail::check(xpurtSync(h_)); }
@@ -532,18 +559,8 @@ class TaskQueue : public detail::Handle<XpurtTaskQueue> {
     return enqueue(
         [&](XpurtFuture *f) { return xpurtLaunch3D(h_, kernel.handle(), params, d0, d1, d2, f); });
   }
-  static XpurtResult runHostCallback(void *data) {
-    std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()> *>(data));
-    try {
-      (*fn)();
-      return XPURT_SUCCESS;
-    } catch (const std::exception &e) {
-      xpurtHostCallbackSetError(e.what());
-    } catch (...) {
-      xpurtHostCallbackSetError("a host callback threw a non-standard exception");
-    }
-    return XPURT_ERROR_EXECUTION_FAILED;
-  }
 };
 
 }  // namespace xpurt
+
+#include <xpurt/graph.hpp>

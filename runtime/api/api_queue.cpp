@@ -18,7 +18,8 @@ XpurtResult command(const char *entry, XpurtTaskQueue queue, XpurtFuture *future
   return api::guarded(entry, [&] {
     auto q = api::lookup<core::TaskQueue>(queue, "queue");
     Ref<core::Event> done = enqueue(*q);
-    if (future) api::publish(future, done);
+    if (future && done) api::publish(future, done);
+    if (future && !done) *future = nullptr;  // captured into a graph: nothing to wait for
   });
 }
 
@@ -187,6 +188,16 @@ XPURT_API XpurtResult xpurtHostCallback(XpurtTaskQueue queue, XpurtHostFunc func
                                         XpurtFuture *future) {
   return command("xpurtHostCallback", queue, future,
                  [&](core::TaskQueue &q) { return q.hostCallback(func, userData); });
+}
+
+XPURT_API XpurtResult xpurtHostCallbackWithDestructor(XpurtTaskQueue queue, XpurtHostFunc func,
+                                                      void *userData, XpurtDestroyFunc destroy,
+                                                      XpurtFuture *future) {
+  return command("xpurtHostCallbackWithDestructor", queue, future, [&](core::TaskQueue &q) {
+    std::shared_ptr<void> owned;
+    if (destroy) owned = std::shared_ptr<void>(userData, destroy);
+    return q.hostCallback(func, userData, std::move(owned));
+  });
 }
 
 XPURT_API XpurtResult xpurtBarrier(XpurtTaskQueue queue) {

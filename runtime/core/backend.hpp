@@ -24,6 +24,8 @@
 namespace xpurt::core {
 
 class Device;
+class GraphExec;
+struct GraphProgram;
 class Kernel;
 class Module;
 class TaskQueue;
@@ -168,6 +170,9 @@ class Device : public Object {
     (void)library, (void)options;
     return nullptr;
   }
+  // The device's lowering of a checked, flattened graph (graph_exec.hpp). The default runs
+  // each launch node by node through the launching queue.
+  virtual Ref<GraphExec> lowerGraph(std::shared_ptr<const GraphProgram> program);
 
  private:
   friend class Backend;

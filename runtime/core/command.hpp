@@ -16,6 +16,8 @@
 
 namespace xpurt::core {
 
+struct GraphProgram;  // graph_exec.hpp
+
 // A range of a memory view as a command uses it.
 struct MemoryRef {
   Ref<MemoryView> view;
@@ -54,7 +56,7 @@ struct KernelArgs {
 // One queued command. The backend runs it after every event in `waits` has completed (and,
 // in an in-order queue, after every command submitted before it), then signals `done`.
 struct Command {
-  enum class Type : uint8_t { Copy, Fill, Launch, LaunchKernel, HostCallback, Barrier };
+  enum class Type : uint8_t { Copy, Fill, Launch, LaunchKernel, HostCallback, Barrier, Graph };
   enum class CopyKind : uint8_t { ToDevice, ToHost, DeviceToDevice };
   static constexpr size_t kMaxPatternSize = 128;
 
@@ -73,8 +75,13 @@ struct Command {
   NDRange range;                                              // LaunchKernel
   XpurtHostFunc func = nullptr;                               // HostCallback
   void *userData = nullptr;
-  std::vector<Ref<Event>> waits;  // what must complete first
-  Ref<Event> done;                // null for a barrier of an in-order queue
+  // HostCallback: the state userData points to where the runtime owns it (destroyed with the
+  // last command or graph that may call func); null where the application owns it.
+  std::shared_ptr<void> ownedState;
+  Ref<Object> graph;                            // Graph: the GraphExec launched
+  std::shared_ptr<const GraphProgram> program;  // Graph: its nodes as bound at the launch
+  std::vector<Ref<Event>> waits;                // what must complete first
+  Ref<Event> done;                              // null for a barrier of an in-order queue
 
   const std::byte *patternBytes() const {
     return longPattern ? longPattern->data() : reinterpret_cast<const std::byte *>(&pattern);

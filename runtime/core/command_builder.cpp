@@ -24,6 +24,8 @@ std::string Command::description() const {
       return fmt::format("kernel '{}'", kernel->name());
     case Type::HostCallback:
       return "a host callback";
+    case Type::Graph:
+      return "a graph";
     case Type::Barrier:
       break;
   }
@@ -40,6 +42,7 @@ bool Command::declaresMemory() const {
       return declared;
     case Type::HostCallback:
     case Type::Barrier:
+    case Type::Graph:
       return false;
   }
   return false;
@@ -342,13 +345,28 @@ Command CommandBuilder::launchKernel(Kernel &kernel, std::span<const ArgInput> i
   return cmd;
 }
 
-Command CommandBuilder::hostCallback(XpurtHostFunc func, void *userData) {
+Command CommandBuilder::hostCallback(XpurtHostFunc func, void *userData,
+                                     std::shared_ptr<void> ownedState) {
   if (!func) fail(XPURT_ERROR_INVALID_ARGUMENT, "hostCallback: the function pointer is NULL");
   Command cmd;
   cmd.type = Command::Type::HostCallback;
   cmd.func = func;
   cmd.userData = userData;
+  cmd.ownedState = std::move(ownedState);
   return cmd;
+}
+
+void CommandBuilder::checkCommand(const Command &cmd, const char *what) const {
+  auto check = [&](const MemoryRef &ref) {
+    if (ref) checkView(*ref.view, what);
+  };
+  check(cmd.dst);
+  check(cmd.src);
+  if (cmd.accesses)
+    for (const MemoryRef &r : *cmd.accesses) check(r);
+  if (cmd.args)
+    for (const KernelArgs::ViewArg &v : cmd.args->views) check(v.ref);
+  if (cmd.kernel) checkKernel(*cmd.kernel, what);
 }
 
 Command CommandBuilder::barrier() {

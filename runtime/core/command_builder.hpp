@@ -47,11 +47,16 @@ class CommandBuilder {
                        const size_t *globalOffset, const size_t *globalSize,
                        const size_t *localSize);
 
-  Command hostCallback(XpurtHostFunc func, void *userData);
+  // ownedState: what userData points to, where the runtime is to own it (null otherwise).
+  Command hostCallback(XpurtHostFunc func, void *userData,
+                       std::shared_ptr<void> ownedState = nullptr);
   Command barrier();
   // A barrier that waits for events (of any queue) that have not completed yet; one with no
   // waits when all have.
   Command waitFor(std::span<const Ref<Event>> events);
+  // Makes the checks of this builder's device on a command built for another device (a graph
+  // node instantiated here): its views and kernel; `what` names it in errors.
+  void checkCommand(const Command &cmd, const char *what) const;
 
  private:
   void checkView(const MemoryView &view, const char *what) const;

@@ -48,6 +48,7 @@ class Event : public Object {
   // Set by the backend before the event is handed out.
   void setDriver(std::shared_ptr<EventDriver> helper) { driver_ = std::move(helper); }
   const EventDriver *driver() const { return driver_.get(); }
+  const std::shared_ptr<EventDriver> &sharedDriver() const { return driver_; }
   // Whether the backend is to measure the command (profiling or tracing is on).
   void setTimed(bool timed) { timed_ = timed; }
   bool timed() const { return timed_; }

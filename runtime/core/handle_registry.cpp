@@ -90,6 +90,10 @@ const char *objectKindName(ObjectKind kind) {
       return "kernel";
     case ObjectKind::Event:
       return "future";
+    case ObjectKind::Graph:
+      return "graph";
+    case ObjectKind::GraphExec:
+      return "executable graph";
   }
   return "object";
 }

@@ -9,7 +9,17 @@ namespace xpurt::core {
 
 // What a handle names. Inside the runtime a command's completion is an Event; the API calls its
 // handle a future (XpurtFuture), the name messages use.
-enum class ObjectKind : uint8_t { Device, Context, MemoryView, TaskQueue, Module, Kernel, Event };
+enum class ObjectKind : uint8_t {
+  Device,
+  Context,
+  MemoryView,
+  TaskQueue,
+  Module,
+  Kernel,
+  Event,
+  Graph,
+  GraphExec
+};
 
 const char *objectKindName(ObjectKind kind);
 

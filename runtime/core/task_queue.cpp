@@ -2,6 +2,8 @@
 
 #include "clock.hpp"
 #include "error.hpp"
+#include "graph_exec.hpp"
+#include "host_callback.hpp"
 #include "trace.hpp"
 
 #include <algorithm>
@@ -42,11 +44,23 @@ TaskQueue::TaskQueue(Ref<Device> device, const QueueOptions &options)
   }
 }
 
-Ref<Event> TaskQueue::submitWithEvent(Command &&cmd, Ordering ordering,
-                                      std::span<const MemoryUse> uses) {
+Ref<Event> TaskQueue::newEvent() const {
   Ref<Event> done = makeRef<Event>();
   done->setProfiled(options_.profiling);
   done->setTimed(options_.profiling || computeTrack_ != 0);
+  return done;
+}
+
+Ref<Event> TaskQueue::submitWithEvent(Command &&cmd, Ordering ordering,
+                                      std::span<const MemoryUse> uses) {
+  if (capturing_.load(std::memory_order_acquire)) {
+    std::lock_guard lock(submitMutex_);
+    if (capture_) {
+      capture(std::move(cmd), ordering, uses);
+      return nullptr;
+    }
+  }
+  Ref<Event> done = newEvent();
   cmd.done = done;
   if (!options_.outOfOrder) {
     if (computeTrack_) traceOnCompletion(cmd, done);
@@ -54,20 +68,26 @@ Ref<Event> TaskQueue::submitWithEvent(Command &&cmd, Ordering ordering,
     return done;
   }
   std::lock_guard lock(submitMutex_);
-  switch (ordering) {
-    case Ordering::Declared:
-      hazards_.addDeclared(uses, done, cmd.waits);
-      break;
-    case Ordering::Fence:
-      hazards_.addFence(done, cmd.waits);
-      break;
-    case Ordering::Wait:
-      hazards_.addWait(done, cmd.waits);
-      break;
-  }
-  if (computeTrack_) traceOnCompletion(cmd, done);
-  submit(std::move(cmd));
+  orderAndSubmit(std::move(cmd), ordering, uses);
   return done;
+}
+
+void TaskQueue::orderAndSubmit(Command &&cmd, Ordering ordering, std::span<const MemoryUse> uses) {
+  if (options_.outOfOrder) {
+    switch (ordering) {
+      case Ordering::Declared:
+        hazards_.addDeclared(uses, cmd.done, cmd.waits);
+        break;
+      case Ordering::Fence:
+        hazards_.addFence(cmd.done, cmd.waits);
+        break;
+      case Ordering::Wait:
+        hazards_.addWait(cmd.done, cmd.waits);
+        break;
+    }
+  }
+  if (computeTrack_) traceOnCompletion(cmd, cmd.done);
+  submit(std::move(cmd));
 }
 
 void TaskQueue::traceOnCompletion(const Command &cmd, const Ref<Event> &done) {
@@ -98,6 +118,10 @@ void TaskQueue::traceOnCompletion(const Command &cmd, const Ref<Event> &done) {
     case Command::Type::Barrier:
       name = cmd.waits.empty() ? "barrier" : "wait";
       s.category = "wait";
+      break;
+    case Command::Type::Graph:
+      name = "graph";
+      s.category = "graph";
       break;
   }
   bool onCompute = cmd.isLaunch();
@@ -167,13 +191,15 @@ Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> arg
       builder_.launchKernel(kernel, args, workDim, globalOffset, globalSize, localSize));
 }
 
-Ref<Event> TaskQueue::hostCallback(XpurtHostFunc func, void *userData) {
-  return submitCommand(builder_.hostCallback(func, userData));
+Ref<Event> TaskQueue::hostCallback(XpurtHostFunc func, void *userData,
+                                   std::shared_ptr<void> ownedState) {
+  return submitCommand(builder_.hostCallback(func, userData, std::move(ownedState)));
 }
 
 void TaskQueue::barrier() {
   // In order, commands already run one after another: the barrier costs nothing.
   if (!options_.outOfOrder) return;
+  // While capturing, a barrier of an out-of-order queue orders the nodes around it.
   submitCommand(builder_.barrier());
 }
 
@@ -184,9 +210,206 @@ void TaskQueue::waitFor(std::span<const Ref<Event>> events) {
 }
 
 void TaskQueue::sync() {
+  failIfCapturing("xpurtSync");
   drain();
   std::optional<std::string> failure = failures_->take();
   if (failure) fail(XPURT_ERROR_EXECUTION_FAILED, "{}", *failure);
+}
+
+// ---- graphs ------------------------------------------------------------------------------
+
+void TaskQueue::failIfCapturing(const char *what) const {
+  if (capturing_.load(std::memory_order_acquire))
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "{} while the queue captures into a graph: nothing captured runs until the graph is "
+         "launched; end the capture first",
+         what);
+}
+
+Ref<Event> TaskQueue::launchGraph(GraphExec &exec) {
+  failIfCapturing("launching an executable graph");
+  if (&exec.device() != device_.get())
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "the executable graph was instantiated for {}, but this queue runs on {}; instantiate "
+         "the graph for this device",
+         exec.device().label(), device_->label());
+  std::shared_ptr<const GraphProgram> program = exec.program();
+  if (program->hasLaunches && options_.engine == XPURT_ENGINE_COPY)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "the graph launches kernels, and a copy queue runs no launches; launch it on a queue "
+         "of engine XPURT_ENGINE_ANY or XPURT_ENGINE_COMPUTE");
+  if (!exec.runsAsOneCommand()) return submitGraphNodes(exec, std::move(program));
+  Command cmd;
+  cmd.type = Command::Type::Graph;
+  cmd.graph = Ref<Object>(&exec);
+  cmd.program = std::move(program);
+  Ref<Event> done = newEvent();
+  cmd.done = done;
+  std::unique_lock lock(submitMutex_, std::defer_lock);
+  if (options_.outOfOrder) lock.lock();
+  if (Ref<Event> last = exec.exchangeLastLaunch(done)) cmd.waits.push_back(std::move(last));
+  orderAndSubmit(std::move(cmd), Ordering::Fence, {});
+  return done;
+}
+
+namespace {
+
+// A launch of a graph submitted node by node: what its host callbacks look at to tell whether
+// a node before them failed. A device runs its own commands whatever came before; a callback
+// after a failure (or after nodes after one) does not run.
+struct NodeByNodeLaunch {
+  std::shared_ptr<const GraphProgram> program;
+  std::vector<std::vector<uint32_t>> preds;
+  std::vector<Ref<Event>> events;
+
+  // The ancestor of node that failed, if any; every ancestor has completed.
+  const GraphProgram::Node *failedAncestor(uint32_t node) const {
+    std::vector<uint8_t> seen(events.size());
+    std::vector<uint32_t> stack(preds[node]);
+    while (!stack.empty()) {
+      uint32_t k = stack.back();
+      stack.pop_back();
+      if (seen[k]) continue;
+      seen[k] = 1;
+      if (events[k]->failed()) return &program->nodes[k];
+      stack.insert(stack.end(), preds[k].begin(), preds[k].end());
+    }
+    return nullptr;
+  }
+};
+
+struct GuardedCallback {
+  std::shared_ptr<NodeByNodeLaunch> launch;
+  uint32_t node;
+  XpurtHostFunc func;
+  void *userData;
+};
+
+XpurtResult runGuardedCallback(void *data) {
+  auto *g = static_cast<GuardedCallback *>(data);
+  if (const GraphProgram::Node *failed = g->launch->failedAncestor(g->node)) {
+    std::string why = fmt::format("not run: node {} before it failed", failed->name);
+    setHostCallbackError(why.c_str());
+    return XPURT_ERROR_EXECUTION_FAILED;
+  }
+  return g->func(g->userData);
+}
+
+}  // namespace
+
+Ref<Event> TaskQueue::submitGraphNodes(GraphExec &exec, std::shared_ptr<const GraphProgram> keep) {
+  const GraphProgram &program = *keep;
+  size_t n = program.nodes.size();
+  auto launch = std::make_shared<NodeByNodeLaunch>();
+  launch->program = keep;
+  launch->preds.resize(n);
+  launch->events.resize(n);
+  std::vector<std::vector<uint32_t>> &preds = launch->preds;
+  for (uint32_t k = 0; k < n; ++k)
+    for (uint32_t s : program.successors(k)) preds[s].push_back(k);
+  Ref<Event> done = newEvent();
+  std::vector<Ref<Event>> *events = &launch->events;
+  Ref<Event> end;
+  {
+    std::unique_lock lock(submitMutex_, std::defer_lock);
+    if (options_.outOfOrder) lock.lock();
+    // Roots start after what came before (a fence) and after the previous launch.
+    Command start = builder_.barrier();
+    start.done = newEvent();
+    if (Ref<Event> last = exec.exchangeLastLaunch(done)) start.waits.push_back(std::move(last));
+    Ref<Event> started = start.done;
+    orderAndSubmit(std::move(start), Ordering::Fence, {});
+    for (uint32_t k = 0; k < n; ++k) {
+      const GraphProgram::Node &node = program.nodes[k];
+      Command cmd = node.kind == GraphNode::Kind::Command ? node.cmd : builder_.barrier();
+      if (cmd.type == Command::Type::HostCallback && !preds[k].empty()) {
+        auto guard =
+            std::make_shared<GuardedCallback>(GuardedCallback{launch, k, cmd.func, cmd.userData});
+        cmd.func = runGuardedCallback;
+        cmd.userData = guard.get();
+        cmd.ownedState = std::move(guard);  // the callback's own state is the program's
+      }
+      for (const Ref<Event> &f : node.futures)
+        if (!f->isDone()) cmd.waits.push_back(f);
+      for (uint32_t p : preds[k]) cmd.waits.push_back((*events)[p]);
+      if (preds[k].empty()) cmd.waits.push_back(started);
+      cmd.done = newEvent();
+      (*events)[k] = cmd.done;
+      if (computeTrack_) traceOnCompletion(cmd, cmd.done);
+      submit(std::move(cmd));  // ordered by its waits alone
+    }
+    // What comes after waits for every node (a fence).
+    Command finish = builder_.barrier();
+    finish.waits = *events;
+    finish.done = end = newEvent();
+    orderAndSubmit(std::move(finish), Ordering::Fence, {});
+  }
+  done->setDriver(end->sharedDriver());
+  // The launch completes once every node has: failed with the first failure (in node order).
+  auto left = std::make_shared<std::atomic<size_t>>(n + 1);
+  auto settle = [done, launch, left, keep] {
+    const std::vector<Ref<Event>> &nodeEvents = launch->events;
+    if (left->fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    CommandTimes times;
+    for (size_t k = 0; k < nodeEvents.size(); ++k) {
+      const Event &e = *nodeEvents[k];
+      CommandTimes t = e.times();
+      if (t.startNs && (!times.startNs || t.startNs < times.startNs)) times.startNs = t.startNs;
+      times.endNs = std::max(times.endNs, t.endNs);
+      if (e.failed()) {
+        done->fail(fmt::format("graph node {}: {}", keep->nodes[k].name, e.errorMessage()), times);
+        return;
+      }
+    }
+    done->complete(times);
+  };
+  for (const Ref<Event> &e : *events) e->then(settle);
+  end->then(settle);
+  return done;
+}
+
+void TaskQueue::beginCapture(Ref<Graph> graph) {
+  std::lock_guard lock(submitMutex_);
+  if (capture_)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "the queue is capturing into a graph already; end that capture first");
+  capture_ = std::make_unique<Capture>();
+  capture_->graph = std::move(graph);
+  capturing_.store(true, std::memory_order_release);
+}
+
+void TaskQueue::endCapture() {
+  std::lock_guard lock(submitMutex_);
+  if (!capture_)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "the queue is not capturing: begin a capture (xpurtQueueBeginCapture) first");
+  capture_.reset();
+  capturing_.store(false, std::memory_order_release);
+}
+
+void TaskQueue::capture(Command &&cmd, Ordering ordering, std::span<const MemoryUse> uses) {
+  GraphNode node;
+  if (cmd.type == Command::Type::Barrier) {
+    node.kind = cmd.waits.empty() ? GraphNode::Kind::Empty : GraphNode::Kind::Wait;
+    node.futures = std::move(cmd.waits);
+  } else {
+    node.kind = GraphNode::Kind::Command;
+    node.cmd = std::move(cmd);
+    node.uses.assign(uses.begin(), uses.end());
+  }
+  Capture &c = *capture_;
+  // The node's number once added: the graph may have nodes from before the capture, or from
+  // another thread adding to it directly.
+  uint32_t id = c.graph->nodeCount();
+  std::vector<uint32_t> deps;
+  if (!options_.outOfOrder) {
+    if (c.last != ~0u) deps.push_back(c.last);
+  } else if (ordering == Ordering::Declared) {
+    c.hazards.addDeclared(uses, id, deps);
+  } else {
+    c.hazards.addFence(id, deps);  // waits, barriers and undeclared commands
+  }
+  c.last = c.graph->addWithDependencies(std::move(node), std::move(deps));
 }
 
 }  // namespace xpurt::core

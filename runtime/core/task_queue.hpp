@@ -4,9 +4,11 @@
 #pragma once
 
 #include "command_builder.hpp"
+#include "graph.hpp"
 #include "hazard_tracker.hpp"
 #include "trace.hpp"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,6 +17,9 @@
 #include <utility>
 
 namespace xpurt::core {
+
+class GraphExec;
+struct GraphProgram;
 
 // The first failure of queued work since the last sync. Shared by a queue and its backend's
 // runners, which may outlive the queue (they finish its work after its last release).
@@ -57,13 +62,23 @@ class TaskQueue : public Object {
   Ref<Event> launchKernel(Kernel &kernel, std::span<const ArgInput> args, uint32_t workDim,
                           const size_t *globalOffset, const size_t *globalSize,
                           const size_t *localSize);
-  Ref<Event> hostCallback(XpurtHostFunc func, void *userData);
+  Ref<Event> hostCallback(XpurtHostFunc func, void *userData,
+                          std::shared_ptr<void> ownedState = nullptr);
+  // Runs the executable graph after what comes before it (as a barrier would) and after its
+  // own previous launch; what comes after runs after it.
+  Ref<Event> launchGraph(GraphExec &exec);
   void barrier();
   // Every command submitted after this runs after the events have completed.
   void waitFor(std::span<const Ref<Event>> events);
   // Waits for everything submitted so far; throws EXECUTION_FAILED for the first failure of
   // queued work since the last sync.
   void sync();
+
+  // Until endCapture, commands enqueued on the queue (from any thread) become nodes of graph
+  // instead of running: in order after each other on an in-order queue, ordered by their
+  // declared memory, barriers and waits on an out-of-order one. They return no event.
+  void beginCapture(Ref<Graph> graph);
+  void endCapture();
 
   // Backends note each failed command here; sync() reports the first. Thread-safe.
   const std::shared_ptr<FailureLog> &failures() const { return failures_; }
@@ -83,6 +98,14 @@ class TaskQueue : public Object {
   // command touches.
   Ref<Event> submitWithEvent(Command &&cmd, Ordering ordering,
                              std::span<const MemoryUse> uses = {});
+  // submitWithEvent with submitMutex_ held (out of order) and the event made.
+  void orderAndSubmit(Command &&cmd, Ordering ordering, std::span<const MemoryUse> uses);
+  Ref<Event> newEvent() const;
+  // A graph whose device runs it node by node: its nodes as commands between two fences.
+  Ref<Event> submitGraphNodes(GraphExec &exec, std::shared_ptr<const GraphProgram> program);
+  // Adds the command to the graph being captured.
+  void capture(Command &&cmd, Ordering ordering, std::span<const MemoryUse> uses);
+  void failIfCapturing(const char *what) const;
   // Submits a built command, ordered by what it declares.
   Ref<Event> submitCommand(Command &&cmd);
   void traceOnCompletion(const Command &cmd, const Ref<Event> &done);
@@ -95,6 +118,13 @@ class TaskQueue : public Object {
   std::shared_ptr<trace::Lanes> computeLanes_;  // an out-of-order queue's launches
   std::mutex submitMutex_;  // out-of-order queues: dependencies and submission in one order
   HazardTracker hazards_;
+  struct Capture {
+    Ref<Graph> graph;
+    uint32_t last = ~0u;  // in order: the node captured last
+    NodeHazards hazards{true};
+  };
+  std::atomic<bool> capturing_{false};
+  std::unique_ptr<Capture> capture_;  // guarded by submitMutex_
   std::shared_ptr<FailureLog> failures_ = std::make_shared<FailureLog>();
 };
 

@@ -4,6 +4,7 @@
 #include "core/host_callback.hpp"
 #include "core/log.hpp"
 #include "cpu_device.hpp"
+#include "cpu_graph.hpp"
 #include "cpu_kernel.hpp"
 
 #include <cstring>
@@ -24,16 +25,9 @@ static void fillPattern(std::byte *dst, size_t size, const std::byte *pattern, s
   }
 }
 
-void executeCommand(core::Command &cmd, core::FailureLog *failures) {
+std::string runCommandBody(const core::Command &cmd) {
   using Type = core::Command::Type;
-  bool timed = cmd.done && cmd.done->timed();
-  core::CommandTimes times;
-  if (timed) times.startNs = core::steadyNowNs();
-  std::string failure;
   try {
-    // A failed dependency does not fail this command: its failure is reported where it ran. A
-    // wait that could never end (refused by the other queue) fails this command instead.
-    for (const core::Ref<core::Event> &w : cmd.waits) w->wait();
     switch (cmd.type) {
       case Type::Copy: {
         std::byte *dst = cmd.dst.pointer();
@@ -51,11 +45,28 @@ void executeCommand(core::Command &cmd, core::FailureLog *failures) {
         static_cast<CpuKernel &>(*cmd.kernel).run(*cmd.args, cmd.range);
         break;
       case Type::HostCallback:
-        failure = core::runHostCallback(cmd.func, cmd.userData);
-        break;
+        return core::runHostCallback(cmd.func, cmd.userData);
+      case Type::Graph:
+        return static_cast<CpuGraphExec &>(*cmd.graph).run(*cmd.program);
       case Type::Barrier:
         break;
     }
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+  return {};
+}
+
+void executeCommand(core::Command &cmd, core::FailureLog *failures) {
+  bool timed = cmd.done && cmd.done->timed();
+  core::CommandTimes times;
+  if (timed) times.startNs = core::steadyNowNs();
+  std::string failure;
+  try {
+    // A failed dependency does not fail this command: its failure is reported where it ran. A
+    // wait that could never end (refused by the other queue) fails this command instead.
+    for (const core::Ref<core::Event> &w : cmd.waits) w->wait();
+    failure = runCommandBody(cmd);
   } catch (const std::exception &e) {
     failure = e.what();
   }

@@ -10,6 +10,8 @@ namespace xpurt::cpu {
 // fails the event; a failure is also noted in failures (if not null). A launch must be run
 // inside the device's arena.
 void executeCommand(core::Command &cmd, core::FailureLog *failures);
+// What the command does, without its waits and event: the failure, or an empty string.
+std::string runCommandBody(const core::Command &cmd);
 
 class CpuDevice;
 // executeCommand on a copy engine: copies and fills count as the device's copy engine copying.

@@ -26,6 +26,8 @@ class CpuDevice final : public core::Device {
   uint32_t programCount() const override { return 16; }
   core::Ref<core::Module> loadNativeLibrary(const core::NativeLibrary &library,
                                             const core::ModuleOptions &options) override;
+  // cpu_graph.cpp: a DAG of dependency counters run on the arena.
+  core::Ref<core::GraphExec> lowerGraph(std::shared_ptr<const core::GraphProgram> program) override;
 
   // Every launch on this device runs inside one of its arenas, so XPURT_CPU_THREADS bounds it.
   tbb::task_arena &arena() { return arena_; }

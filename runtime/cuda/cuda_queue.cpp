@@ -255,6 +255,7 @@ std::shared_ptr<void> CudaQueue::enqueue(core::Command &cmd, CUstream stream) {
       return nullptr;
     case Type::Barrier:  // its waits are all it does
     case Type::HostCallback:
+    case Type::Graph:  // graphs come node by node (core's lowering)
       return nullptr;
   }
   return nullptr;

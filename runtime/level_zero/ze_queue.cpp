@@ -341,6 +341,7 @@ std::shared_ptr<void> ZeQueue::append(core::Command &cmd, Lane &lane, ze_event_h
             "zeCommandListAppendBarrier");
       return nullptr;
     case Type::HostCallback:
+    case Type::Graph:  // graphs come node by node (core's lowering)
       break;
   }
   return nullptr;

@@ -1,0 +1,175 @@
+// xpurt — the C++ API of graphs (included by xpurt/xpurt.hpp).
+//
+//   xpurt::Graph graph;
+//   auto up = graph.copyToDevice(in);                      // dependencies inferred from
+//   auto run = graph.launch(kernel, xpurt::Range(n),       // what each node reads and writes
+//                           {xpurt::Arg::read(in), xpurt::Arg::write(out)});
+//   graph.copyToHost(out);
+//   xpurt::GraphExec exec = graph.instantiate(device);
+//   for (int frame = 0; frame < 100; ++frame) queue.launch(exec);
+//   queue.sync();
+#pragma once
+
+#include <xpurt/xpurt.hpp>
+
+namespace xpurt {
+
+// A node of a graph: its number, from 0 in the order nodes were added.
+struct GraphNode {
+  XpurtGraphNode id;
+};
+
+// Nodes a new node runs after, besides those its declared memory orders it after.
+using Deps = std::vector<GraphNode>;
+
+class GraphExec : public detail::Handle<XpurtGraphExec> {
+ public:
+  GraphExec() = default;
+  static GraphExec adopt(XpurtGraphExec h) { return GraphExec(h); }
+
+  // For later launches: every use of `from` becomes a use of `to` (same size and type).
+  void rebind(const MemoryView &from, const MemoryView &to) {
+    detail::check(xpurtGraphExecRebindView(h_, from.handle(), to.handle()));
+  }
+  // For later launches: argument `index` of general launch `node` becomes arg.
+  void setArg(GraphNode node, uint32_t index, const Arg &arg) {
+    XpurtKernelArg c = arg.toC();
+    detail::check(xpurtGraphExecSetKernelArg(h_, node.id, index, &c));
+  }
+
+ private:
+  explicit GraphExec(XpurtGraphExec h) : Handle(h) {}
+};
+
+class Graph : public detail::Handle<XpurtGraph> {
+ public:
+  Graph() { detail::check(xpurtNewGraph(&h_)); }
+
+  GraphNode copyToDevice(const MemoryView &view, const Deps &deps = {}, size_t offset = 0,
+                         size_t bytes = XPURT_WHOLE_SIZE) {
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      return xpurtGraphAddCopyToDevice(h_, view.handle(), offset, bytes, n, d, out);
+    });
+  }
+  GraphNode copyToHost(const MemoryView &view, const Deps &deps = {}, size_t offset = 0,
+                       size_t bytes = XPURT_WHOLE_SIZE) {
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      return xpurtGraphAddCopyToHost(h_, view.handle(), offset, bytes, n, d, out);
+    });
+  }
+  GraphNode copyMemoryView(const MemoryView &dst, const MemoryView &src, const Deps &deps = {},
+                           size_t bytes = XPURT_WHOLE_SIZE, size_t dstOffset = 0,
+                           size_t srcOffset = 0) {
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      return xpurtGraphAddCopyMemoryView(h_, dst.handle(), src.handle(), dstOffset, srcOffset,
+                                         bytes, n, d, out);
+    });
+  }
+  template <class T>
+  GraphNode fill(const MemoryView &view, const T &value, const Deps &deps = {}, size_t offset = 0,
+                 size_t bytes = XPURT_WHOLE_SIZE) {
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      return xpurtGraphAddFill(h_, view.handle(), offset, bytes, &value, sizeof(T), n, d, out);
+    });
+  }
+  // A task launch; accesses declare what it reads and writes through params.
+  GraphNode launch(const Kernel &kernel, const MemoryView &params, size_t d0, size_t d1 = 1,
+                   size_t d2 = 1, const Deps &deps = {},
+                   std::initializer_list<ViewAccess> accesses = {}) {
+    std::vector<XpurtViewAccess> c;
+    for (const ViewAccess &a : accesses) c.push_back(a.c);
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      return xpurtGraphAddLaunch(h_, kernel.handle(), params.handle(),
+                                 static_cast<uint32_t>(c.size()), c.data(), d0, d1, d2, n, d, out);
+    });
+  }
+  // A general launch: arguments by position, checked against the kernel's signature.
+  GraphNode launch(const Kernel &kernel, const Range &range, std::initializer_list<Arg> args,
+                   const Deps &deps = {}) {
+    std::vector<XpurtKernelArg> c;
+    for (const Arg &a : args) c.push_back(a.toC());
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      return xpurtGraphAddLaunchKernel(h_, kernel.handle(), static_cast<uint32_t>(c.size()),
+                                       c.data(), range.dims_, range.offset_, range.global_,
+                                       range.hasLocal_ ? range.local_ : nullptr, n, d, out);
+    });
+  }
+  // fn on a host thread at each launch, kept as long as the graph or an executable graph made
+  // from it lives; an exception fails the launch. accesses order it by the host copies it uses.
+  GraphNode hostCallback(std::function<void()> fn, const Deps &deps = {},
+                         std::initializer_list<ViewAccess> accesses = {}) {
+    std::vector<XpurtViewAccess> c;
+    for (const ViewAccess &a : accesses) c.push_back(a.c);
+    auto *owned = new std::function<void()>(std::move(fn));
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      // The runtime owns fn from here, even when the call fails.
+      return xpurtGraphAddHostCallback(h_, &detail::runFunction, owned, &detail::deleteFunction,
+                                       static_cast<uint32_t>(c.size()), c.data(), n, d, out);
+    });
+  }
+  // Waits for futures of other queues.
+  GraphNode wait(std::initializer_list<std::reference_wrapper<const Future>> futures,
+                 const Deps &deps = {}) {
+    std::vector<XpurtFuture> c;
+    for (const Future &f : futures) c.push_back(f.handle());
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      return xpurtGraphAddWait(h_, static_cast<uint32_t>(c.size()), c.data(), n, d, out);
+    });
+  }
+  // Does nothing: a join point.
+  GraphNode empty(const Deps &deps = {}) {
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      return xpurtGraphAddEmpty(h_, n, d, out);
+    });
+  }
+  // Every node of child as it is now, as one node.
+  GraphNode child(const Graph &child, const Deps &deps = {}) {
+    return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
+      return xpurtGraphAddChildGraph(h_, child.handle(), n, d, out);
+    });
+  }
+  // `to` runs after `from`; throws for an edge that closes a cycle.
+  void addDependency(GraphNode from, GraphNode to) {
+    detail::check(xpurtGraphAddDependencies(h_, 1, &from.id, &to.id));
+  }
+  uint32_t size() const {
+    uint32_t n = 0;
+    detail::check(xpurtGraphGetNodeCount(h_, &n));
+    return n;
+  }
+  // The graph in Graphviz's DOT language.
+  std::string dot() const {
+    size_t size = 0;
+    detail::check(xpurtGraphExportDot(h_, nullptr, &size));
+    std::string text(size, '\0');
+    detail::check(xpurtGraphExportDot(h_, text.data(), &size));
+    text.resize(size - 1);
+    return text;
+  }
+  GraphExec instantiate(const Device &device) const {
+    XpurtGraphExec e = nullptr;
+    detail::check(xpurtGraphInstantiate(h_, device.handle(), &e));
+    return GraphExec::adopt(e);
+  }
+
+ private:
+  template <class Call>
+  GraphNode add(const Deps &deps, Call call) {
+    std::vector<XpurtGraphNode> d;
+    d.reserve(deps.size());
+    for (GraphNode n : deps) d.push_back(n.id);
+    GraphNode node{0};
+    detail::check(call(static_cast<uint32_t>(d.size()), d.data(), &node.id));
+    return node;
+  }
+};
+
+inline Future TaskQueue::launch(const GraphExec &exec) {
+  return enqueue([&](XpurtFuture *f) { return xpurtQueueLaunchGraph(h_, exec.handle(), f); });
+}
+
+inline void TaskQueue::beginCapture(const Graph &graph) {
+  detail::check(xpurtQueueBeginCapture(h_, graph.handle()));
+}
+
+}  // namespace xpurt

@@ -1,0 +1,87 @@
+// Executable graphs. Instantiation checks every node against the device, flattens child
+// graphs and sorts the nodes (GraphProgram), then lets the device lower the program
+// (Device::instantiateGraph): the CPU runs it as a DAG of dependency counters; a device that
+// has no lowering of its own gets the GraphExec here, whose launches the queue submits node by
+// node. Rebinding makes a new program, so a launch already made keeps the bindings it had.
+#pragma once
+
+#include "command_builder.hpp"
+#include "graph.hpp"
+
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace xpurt::core {
+
+// A graph flattened for execution: nodes in an order where each comes after its predecessors,
+// successors as ranges of one array, child graphs replaced by their nodes between an entry
+// and an exit node.
+struct GraphProgram {
+  struct Node {
+    GraphNode::Kind kind = GraphNode::Kind::Empty;  // Command, Empty or Wait
+    Command cmd;
+    std::vector<Ref<Event>> futures;  // Wait
+    uint32_t numPreds = 0;
+    uint32_t firstSucc = 0;  // into succs
+    uint32_t numSuccs = 0;
+    std::string name;  // the node as its graph numbered it ("3", "5.2" inside child 5)
+  };
+  std::vector<Node> nodes;
+  std::vector<uint32_t> succs;
+  std::vector<uint32_t> roots;     // nodes without predecessors
+  std::vector<uint32_t> topLevel;  // a node of the instantiated graph -> its index in nodes
+  bool hasLaunches = false;
+
+  std::span<const uint32_t> successors(uint32_t node) const {
+    return {succs.data() + nodes[node].firstSucc, nodes[node].numSuccs};
+  }
+  // INVALID_ARGUMENT naming a node of the cycle if the graph has one.
+  static std::shared_ptr<GraphProgram> flatten(const GraphBody &body);
+};
+
+class GraphExec : public Object {
+ public:
+  static constexpr ObjectKind kKind = ObjectKind::GraphExec;
+  GraphExec(Ref<Device> device, std::shared_ptr<const GraphProgram> program)
+      : Object(kKind), device_(std::move(device)), program_(std::move(program)) {}
+
+  Device &device() const { return *device_; }
+  // The program as bound now.
+  std::shared_ptr<const GraphProgram> program() const {
+    std::lock_guard lock(mutex_);
+    return program_;
+  }
+  // Whether launches run the whole program as one command (Command::Type::Graph) that the
+  // device's queues run; otherwise the queue submits the nodes as commands.
+  virtual bool runsAsOneCommand() const { return false; }
+  // The event of the launch before (null if none or complete): each launch of one executable
+  // graph runs after the one before it, from whatever queue.
+  Ref<Event> exchangeLastLaunch(const Ref<Event> &next);
+
+  // Every use of `from` by the graph's nodes becomes a use of `to` (same size and type) for
+  // later launches. INVALID_ARGUMENT if the graph does not use `from`.
+  void rebindView(MemoryView &from, MemoryView &to);
+  // Argument `index` of general launch `node` (a node of the instantiated graph) becomes arg,
+  // checked against the kernel's signature, for later launches.
+  void setKernelArg(uint32_t node, uint32_t index, const CommandBuilder::ArgInput &arg);
+
+ protected:
+  // A new binding, for lowerings that keep the program in a form of their own.
+  virtual void programChanged(const GraphProgram &program) { (void)program; }
+
+ private:
+  void replaceProgram(std::shared_ptr<const GraphProgram> program);
+
+  Ref<Device> device_;
+  mutable std::mutex mutex_;
+  std::shared_ptr<const GraphProgram> program_;
+  Ref<Event> lastLaunch_;
+};
+
+// Checks every node of graph for device, flattens it and has the device lower it.
+Ref<GraphExec> instantiateGraph(const Graph &graph, Device &device);
+
+}  // namespace xpurt::core

@@ -1,0 +1,109 @@
+#include "cpu_graph.hpp"
+
+#include "command_execution.hpp"
+#include "core/log.hpp"
+#include "tbb_hand_off.hpp"
+
+namespace xpurt::cpu {
+
+using core::GraphNode;
+using core::GraphProgram;
+
+CpuGraphExec::CpuGraphExec(core::Ref<CpuDevice> device, std::shared_ptr<const GraphProgram> program)
+    : core::GraphExec(device, program),
+      cpu_(*device),
+      count_(program->nodes.size()),
+      unmet_(new std::atomic<uint32_t>[count_]),
+      skipped_(new std::atomic<uint8_t>[count_]) {}
+
+bool CpuGraphExec::runNode(const GraphProgram::Node &node) {
+  std::string failure;
+  switch (node.kind) {
+    case GraphNode::Kind::Empty:
+    case GraphNode::Kind::Child:
+      return true;
+    case GraphNode::Kind::Wait:
+      // A future of another queue: waiting helps a CPU queue run its work meanwhile.
+      for (const core::Ref<core::Event> &f : node.futures) {
+        f->wait();
+        if (f->failed() && failure.empty())
+          failure = "the future it waits for failed: " + f->errorMessage();
+      }
+      break;
+    case GraphNode::Kind::Command:
+      failure = runCommandBody(node.cmd);
+      break;
+  }
+  if (failure.empty()) return true;
+  std::string message =
+      fmt::format("graph node {} ({}): {}", node.name,
+                  node.kind == GraphNode::Kind::Wait ? "a wait" : node.cmd.description(), failure);
+  core::log().error("{}", message);
+  std::lock_guard lock(failureMutex_);
+  if (failure_.empty()) failure_ = std::move(message);
+  return false;
+}
+
+void CpuGraphExec::runFrom(const GraphProgram &program, uint32_t node, tbb::task_group &group) {
+  constexpr uint32_t kNone = ~0u;
+  for (;;) {
+    bool ran = !skipped_[node].load(std::memory_order_relaxed) && runNode(program.nodes[node]);
+    uint32_t next = kNone;
+    for (uint32_t s : program.successors(node)) {
+      // The flag is published by the decrement that follows it.
+      if (!ran) skipped_[s].store(1, std::memory_order_relaxed);
+      if (unmet_[s].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+      if (next == kNone) {
+        next = s;  // continues on this thread
+        continue;
+      }
+      TbbHandOff::sendTask(&unmet_[s]);
+      group.run([this, &program, s, &group] {
+        TbbHandOff::receiveTask(&unmet_[s]);
+        runFrom(program, s, group);
+        TbbHandOff::sendTask(&joinToken_);
+      });
+    }
+    if (next == kNone) return;
+    node = next;
+  }
+}
+
+std::string CpuGraphExec::run(const GraphProgram &program) {
+  if (program.nodes.size() != count_)
+    return "graph: the program does not match the executable graph";  // cannot happen
+  for (size_t i = 0; i < count_; ++i) {
+    unmet_[i].store(program.nodes[i].numPreds, std::memory_order_relaxed);
+    skipped_[i].store(0, std::memory_order_relaxed);
+  }
+  failure_.clear();
+  if (program.roots.empty()) return {};
+  auto body = [&] {
+    tbb::task_group group;
+    const std::vector<uint32_t> &roots = program.roots;
+    for (size_t r = 1; r < roots.size(); ++r) {
+      uint32_t root = roots[r];
+      TbbHandOff::sendTask(&unmet_[root]);
+      group.run([this, &program, root, &group] {
+        TbbHandOff::receiveTask(&unmet_[root]);
+        runFrom(program, root, group);
+        TbbHandOff::sendTask(&joinToken_);
+      });
+    }
+    runFrom(program, roots[0], group);
+    group.wait();
+    TbbHandOff::receiveTask(&joinToken_);
+  };
+  TbbHandOff handOff;
+  handOff.send();
+  cpu_.arenaForLaunch().execute(handOff.wrap(body));
+  handOff.joined();
+  std::lock_guard lock(failureMutex_);
+  return std::move(failure_);
+}
+
+core::Ref<core::GraphExec> CpuDevice::lowerGraph(std::shared_ptr<const GraphProgram> program) {
+  return core::makeRef<CpuGraphExec>(core::Ref<CpuDevice>(this), std::move(program));
+}
+
+}  // namespace xpurt::cpu
