@@ -155,11 +155,10 @@ class Graph : public detail::Handle<XpurtGraph> {
  private:
   template <class Call>
   GraphNode add(const Deps &deps, Call call) {
-    std::vector<XpurtGraphNode> d;
-    d.reserve(deps.size());
-    for (GraphNode n : deps) d.push_back(n.id);
+    static_assert(sizeof(GraphNode) == sizeof(XpurtGraphNode), "a GraphNode is its number");
     GraphNode node{0};
-    detail::check(call(static_cast<uint32_t>(d.size()), d.data(), &node.id));
+    detail::check(call(static_cast<uint32_t>(deps.size()),
+                       reinterpret_cast<const XpurtGraphNode *>(deps.data()), &node.id));
     return node;
   }
 };

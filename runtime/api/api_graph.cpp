@@ -36,7 +36,7 @@ GraphNode commandNode(core::Command &&cmd) {
   GraphNode n;
   n.kind = GraphNode::Kind::Command;
   if (cmd.declaresMemory()) n.uses = cmd.memoryUses();
-  n.cmd = std::move(cmd);
+  n.cmd = std::make_shared<const core::Command>(std::move(cmd));
   return n;
 }
 
@@ -185,10 +185,12 @@ XPURT_API XpurtResult xpurtGraphAddHostCallback(XpurtGraph graph, XpurtHostFunc 
       ref.appendUses(n.uses);
     }
     if (!func) core::fail(XPURT_ERROR_INVALID_ARGUMENT, "the function pointer is NULL");
-    n.cmd.type = core::Command::Type::HostCallback;
-    n.cmd.func = func;
-    n.cmd.userData = userData;
-    n.cmd.ownedState = std::move(owned);
+    core::Command cmd;
+    cmd.type = core::Command::Type::HostCallback;
+    cmd.func = func;
+    cmd.userData = userData;
+    cmd.ownedState = std::move(owned);
+    n.cmd = std::make_shared<const core::Command>(std::move(cmd));
     return n;
   });
 }

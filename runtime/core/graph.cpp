@@ -9,7 +9,7 @@ namespace xpurt::core {
 std::string GraphNode::description() const {
   switch (kind) {
     case Kind::Command:
-      return cmd.description();
+      return cmd->description();
     case Kind::Empty:
       return "an empty node";
     case Kind::Wait:

@@ -20,7 +20,8 @@ struct GraphBody;
 struct GraphNode {
   enum class Kind : uint8_t { Command, Empty, Wait, Child };
   Kind kind = Kind::Empty;
-  Command cmd;                             // Command: checked, without waits or event
+  // Command: checked, without waits or event; shared by the graph's copies and programs.
+  std::shared_ptr<const Command> cmd;
   std::vector<Ref<Event>> futures;         // Wait: what it waits for
   std::shared_ptr<const GraphBody> child;  // Child: the graph as it was when added
   std::vector<uint32_t> deps;              // nodes it runs after (no duplicates)

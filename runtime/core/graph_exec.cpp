@@ -3,6 +3,7 @@
 #include "error.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace xpurt::core {
 
@@ -10,100 +11,119 @@ namespace xpurt::core {
 
 namespace {
 
-struct FlatNode {
-  GraphProgram::Node node;
-  std::vector<uint32_t> preds;
+// A graph being flattened: its nodes and edges in the order they come.
+struct Flat {
+  std::vector<GraphProgram::Node> nodes;
+  std::vector<std::pair<uint32_t, uint32_t>> edges;  // from, to
 };
 
 // Appends the nodes of body to out; a node without dependencies gets rootPred (if any) as
 // its predecessor. Returns, for each node of body, the flat node its successors follow.
-std::vector<uint32_t> flattenInto(const GraphBody &body, const std::string &prefix,
-                                  const uint32_t *rootPred, std::vector<FlatNode> &out) {
-  std::vector<uint32_t> exitOf(body.nodes.size(), ~0u);
+std::vector<uint32_t> flattenInto(const GraphBody &body, uint32_t parent, const uint32_t *rootPred,
+                                  Flat &out) {
+  std::vector<uint32_t> exitOf(body.nodes.size());
   // A dependency added later may point forward (Graph::addDependencies): number every node
   // first, then connect.
   std::vector<uint32_t> entryOf(body.nodes.size());
   for (size_t i = 0; i < body.nodes.size(); ++i) {
     const GraphNode &g = body.nodes[i];
-    std::string name = prefix + std::to_string(i);
-    FlatNode f;
-    f.node.kind = g.kind == GraphNode::Kind::Child ? GraphNode::Kind::Empty : g.kind;
-    f.node.cmd = g.cmd;
-    f.node.futures = g.futures;
-    f.node.name = name;
-    entryOf[i] = static_cast<uint32_t>(out.size());
-    out.push_back(std::move(f));
-    if (g.kind != GraphNode::Kind::Child) {
-      exitOf[i] = entryOf[i];
-      continue;
-    }
+    GraphProgram::Node f;
+    f.kind = g.kind == GraphNode::Kind::Child ? GraphNode::Kind::Empty : g.kind;
+    f.cmd = g.cmd;
+    f.futures = g.futures;
+    f.number = static_cast<uint32_t>(i);
+    f.parent = parent;
+    entryOf[i] = exitOf[i] = static_cast<uint32_t>(out.nodes.size());
+    out.nodes.push_back(std::move(f));
+    if (g.kind != GraphNode::Kind::Child) continue;
     // A child graph: its entry node (this one), its nodes, and an exit node after its leaves.
     uint32_t entry = entryOf[i];
-    std::vector<uint32_t> inner = flattenInto(*g.child, name + ".", &entry, out);
+    std::vector<uint32_t> inner = flattenInto(*g.child, entry, &entry, out);
     std::vector<uint8_t> hasSucc(g.child->nodes.size());
     for (const GraphNode &c : g.child->nodes)
       for (uint32_t d : c.deps) hasSucc[d] = 1;
-    FlatNode exit;
-    exit.node.kind = GraphNode::Kind::Empty;
-    exit.node.name = name;
-    exit.preds.push_back(entry);
+    uint32_t exit = static_cast<uint32_t>(out.nodes.size());
+    GraphProgram::Node e;
+    e.number = static_cast<uint32_t>(i);
+    e.parent = parent;
+    out.nodes.push_back(std::move(e));
+    out.edges.push_back({entry, exit});
     for (size_t c = 0; c < inner.size(); ++c)
-      if (!hasSucc[c]) exit.preds.push_back(inner[c]);
-    exitOf[i] = static_cast<uint32_t>(out.size());
-    out.push_back(std::move(exit));
+      if (!hasSucc[c]) out.edges.push_back({inner[c], exit});
+    exitOf[i] = exit;
   }
   for (size_t i = 0; i < body.nodes.size(); ++i) {
-    std::vector<uint32_t> &preds = out[entryOf[i]].preds;
-    for (uint32_t d : body.nodes[i].deps) preds.push_back(exitOf[d]);
-    if (body.nodes[i].deps.empty() && rootPred) preds.push_back(*rootPred);
+    for (uint32_t d : body.nodes[i].deps) out.edges.push_back({exitOf[d], entryOf[i]});
+    if (body.nodes[i].deps.empty() && rootPred) out.edges.push_back({*rootPred, entryOf[i]});
   }
   return exitOf;
 }
 
 }  // namespace
 
+std::string GraphProgram::name(uint32_t node) const {
+  std::string name = std::to_string(nodes[node].number);
+  for (uint32_t p = nodes[node].parent; p != ~0u; p = nodes[p].parent)
+    name = std::to_string(nodes[p].number) + "." + name;
+  return name;
+}
+
+std::string GraphProgram::description(uint32_t node) const {
+  const Node &n = nodes[node];
+  if (n.kind == GraphNode::Kind::Command) return n.cmd->description();
+  return n.kind == GraphNode::Kind::Wait ? "a wait" : "an empty node";
+}
+
 std::shared_ptr<GraphProgram> GraphProgram::flatten(const GraphBody &body) {
-  std::vector<FlatNode> flat;
-  std::vector<uint32_t> top = flattenInto(body, "", nullptr, flat);
-  size_t n = flat.size();
-  // Kahn's algorithm: a node goes once every predecessor has.
-  std::vector<uint32_t> unmet(n);
-  std::vector<std::vector<uint32_t>> succs(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    unmet[i] = static_cast<uint32_t>(flat[i].preds.size());
-    for (uint32_t p : flat[i].preds) succs[p].push_back(i);
+  Flat flat;
+  flat.nodes.reserve(body.nodes.size());
+  flat.edges.reserve(body.nodes.size());
+  std::vector<uint32_t> top = flattenInto(body, ~0u, nullptr, flat);
+  auto n = static_cast<uint32_t>(flat.nodes.size());
+  // Successors of each node as ranges of one array (counting sort of the edges by source).
+  std::vector<uint32_t> first(n + 1), unmet(n), succs(flat.edges.size());
+  for (auto [from, to] : flat.edges) ++first[from + 1], ++unmet[to];
+  for (uint32_t i = 0; i < n; ++i) first[i + 1] += first[i];
+  {
+    std::vector<uint32_t> at(first.begin(), first.end() - 1);
+    for (auto [from, to] : flat.edges) succs[at[from]++] = to;
   }
+  // Kahn's algorithm: a node goes once every predecessor has.
   std::vector<uint32_t> order;
   order.reserve(n);
+  std::vector<uint32_t> preds(unmet);
   for (uint32_t i = 0; i < n; ++i)
     if (unmet[i] == 0) order.push_back(i);
   for (size_t k = 0; k < order.size(); ++k)
-    for (uint32_t s : succs[order[k]])
-      if (--unmet[s] == 0) order.push_back(s);
+    for (uint32_t e = first[order[k]]; e < first[order[k] + 1]; ++e)
+      if (--unmet[succs[e]] == 0) order.push_back(succs[e]);
+  auto program = std::make_shared<GraphProgram>();
   if (order.size() != n) {
     uint32_t stuck = 0;
     while (unmet[stuck] == 0) ++stuck;
+    program->nodes = std::move(flat.nodes);
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "the graph has a cycle through node {}: a node cannot run after itself; remove one of "
          "the cycle's edges",
-         flat[stuck].node.name);
+         program->name(stuck));
   }
   std::vector<uint32_t> position(n);
   for (uint32_t k = 0; k < n; ++k) position[order[k]] = k;
-
-  auto program = std::make_shared<GraphProgram>();
-  program->nodes.reserve(n);
+  program->nodes.resize(n);
+  program->succs.reserve(succs.size());
   for (uint32_t k = 0; k < n; ++k) {
-    FlatNode &f = flat[order[k]];
-    f.node.numPreds = static_cast<uint32_t>(f.preds.size());
-    f.node.firstSucc = static_cast<uint32_t>(program->succs.size());
-    f.node.numSuccs = static_cast<uint32_t>(succs[order[k]].size());
-    for (uint32_t s : succs[order[k]]) program->succs.push_back(position[s]);
-    if (f.node.numPreds == 0) program->roots.push_back(k);
-    if (f.node.kind == GraphNode::Kind::Command && f.node.cmd.isLaunch())
-      program->hasLaunches = true;
-    program->nodes.push_back(std::move(f.node));
+    uint32_t i = order[k];
+    GraphProgram::Node &node = program->nodes[k];
+    node = std::move(flat.nodes[i]);
+    if (node.parent != ~0u) node.parent = position[node.parent];
+    node.numPreds = preds[i];
+    node.firstSucc = static_cast<uint32_t>(program->succs.size());
+    node.numSuccs = first[i + 1] - first[i];
+    for (uint32_t e = first[i]; e < first[i + 1]; ++e) program->succs.push_back(position[succs[e]]);
+    if (node.numPreds == 0) program->roots.push_back(k);
+    if (node.kind == GraphNode::Kind::Command && node.cmd->isLaunch()) program->hasLaunches = true;
   }
+  program->topLevel.reserve(top.size());
   for (uint32_t t : top) program->topLevel.push_back(position[t]);
   return program;
 }
@@ -145,7 +165,8 @@ void GraphExec::rebindView(MemoryView &from, MemoryView &to) {
     return true;
   };
   for (GraphProgram::Node &node : program->nodes) {
-    Command &cmd = node.cmd;
+    if (node.kind != GraphNode::Kind::Command) continue;
+    Command cmd = *node.cmd;
     bool changed = rebind(cmd.dst) | rebind(cmd.src);
     if (cmd.accesses) {
       auto accesses = std::make_shared<std::vector<MemoryRef>>(*cmd.accesses);
@@ -161,7 +182,9 @@ void GraphExec::rebindView(MemoryView &from, MemoryView &to) {
       if (any) cmd.args = std::move(args);
       changed |= any;
     }
-    if (changed) builder.checkCommand(cmd, "rebinding a view");
+    if (!changed) continue;
+    builder.checkCommand(cmd, "rebinding a view");
+    node.cmd = std::make_shared<const Command>(std::move(cmd));
   }
   if (!used)
     fail(XPURT_ERROR_INVALID_ARGUMENT,
@@ -175,13 +198,13 @@ void GraphExec::setKernelArg(uint32_t node, uint32_t index, const CommandBuilder
   if (node >= current->topLevel.size())
     fail(XPURT_ERROR_INVALID_ARGUMENT, "node {} is not a node of the graph: it has {} nodes", node,
          current->topLevel.size());
-  const Command &cmd = current->nodes[current->topLevel[node]].cmd;
-  if (current->nodes[current->topLevel[node]].kind != GraphNode::Kind::Command ||
-      cmd.type != Command::Type::LaunchKernel)
+  const GraphProgram::Node &target = current->nodes[current->topLevel[node]];
+  if (target.kind != GraphNode::Kind::Command || target.cmd->type != Command::Type::LaunchKernel)
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "node {} is not a general launch (xpurtGraphAddLaunchKernel): only those have "
          "arguments to set; rebind a task launch's params view with xpurtGraphExecRebindView",
          node);
+  const Command &cmd = *target.cmd;
   const KernelArgs &args = *cmd.args;
   if (index >= args.args.size())
     fail(XPURT_ERROR_INVALID_ARGUMENT, "node {} launches '{}' with {} arguments; there is no {}",
@@ -207,7 +230,9 @@ void GraphExec::setKernelArg(uint32_t node, uint32_t index, const CommandBuilder
   CommandBuilder builder(device_, XPURT_ENGINE_ANY);
   Command rebuilt = builder.launchKernel(*cmd.kernel, inputs, r.workDim, offset, global, local);
   auto program = std::make_shared<GraphProgram>(*current);
-  program->nodes[current->topLevel[node]].cmd.args = std::move(rebuilt.args);
+  Command updated = cmd;
+  updated.args = std::move(rebuilt.args);
+  program->nodes[current->topLevel[node]].cmd = std::make_shared<const Command>(std::move(updated));
   replaceProgram(std::move(program));
 }
 
@@ -220,10 +245,14 @@ Ref<GraphExec> Device::lowerGraph(std::shared_ptr<const GraphProgram> program) {
 Ref<GraphExec> instantiateGraph(const Graph &graph, Device &device) {
   std::shared_ptr<GraphProgram> program = GraphProgram::flatten(*graph.snapshot());
   CommandBuilder builder(Ref<Device>(&device), XPURT_ENGINE_ANY);
-  for (const GraphProgram::Node &node : program->nodes) {
+  for (uint32_t k = 0; k < program->nodes.size(); ++k) {
+    const GraphProgram::Node &node = program->nodes[k];
     if (node.kind != GraphNode::Kind::Command) continue;
-    std::string what = fmt::format("node {} ({})", node.name, node.cmd.description());
-    builder.checkCommand(node.cmd, what.c_str());
+    try {
+      builder.checkCommand(*node.cmd, "");
+    } catch (const Error &e) {
+      fail(e.code(), "node {} ({}){}", program->name(k), program->description(k), e.what());
+    }
   }
   return device.lowerGraph(std::move(program));
 }

@@ -22,12 +22,13 @@ namespace xpurt::core {
 struct GraphProgram {
   struct Node {
     GraphNode::Kind kind = GraphNode::Kind::Empty;  // Command, Empty or Wait
-    Command cmd;
-    std::vector<Ref<Event>> futures;  // Wait
+    std::shared_ptr<const Command> cmd;             // Command
+    std::vector<Ref<Event>> futures;                // Wait
     uint32_t numPreds = 0;
     uint32_t firstSucc = 0;  // into succs
     uint32_t numSuccs = 0;
-    std::string name;  // the node as its graph numbered it ("3", "5.2" inside child 5)
+    uint32_t number = 0;    // in the graph the node was added to
+    uint32_t parent = ~0u;  // inside a child graph: the child's entry node
   };
   std::vector<Node> nodes;
   std::vector<uint32_t> succs;
@@ -38,6 +39,10 @@ struct GraphProgram {
   std::span<const uint32_t> successors(uint32_t node) const {
     return {succs.data() + nodes[node].firstSucc, nodes[node].numSuccs};
   }
+  // The node as its graphs numbered it, for messages: "3", or "5.2" inside child graph 5.
+  std::string name(uint32_t node) const;
+  // What the node does, for messages: "kernel 'k'", "an empty node".
+  std::string description(uint32_t node) const;
   // INVALID_ARGUMENT naming a node of the cycle if the graph has one.
   static std::shared_ptr<GraphProgram> flatten(const GraphBody &body);
 };

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace xpurt::core {
 
@@ -263,7 +264,7 @@ struct NodeByNodeLaunch {
   std::vector<Ref<Event>> events;
 
   // The ancestor of node that failed, if any; every ancestor has completed.
-  const GraphProgram::Node *failedAncestor(uint32_t node) const {
+  std::optional<uint32_t> failedAncestor(uint32_t node) const {
     std::vector<uint8_t> seen(events.size());
     std::vector<uint32_t> stack(preds[node]);
     while (!stack.empty()) {
@@ -271,10 +272,10 @@ struct NodeByNodeLaunch {
       stack.pop_back();
       if (seen[k]) continue;
       seen[k] = 1;
-      if (events[k]->failed()) return &program->nodes[k];
+      if (events[k]->failed()) return k;
       stack.insert(stack.end(), preds[k].begin(), preds[k].end());
     }
-    return nullptr;
+    return std::nullopt;
   }
 };
 
@@ -287,8 +288,9 @@ struct GuardedCallback {
 
 XpurtResult runGuardedCallback(void *data) {
   auto *g = static_cast<GuardedCallback *>(data);
-  if (const GraphProgram::Node *failed = g->launch->failedAncestor(g->node)) {
-    std::string why = fmt::format("not run: node {} before it failed", failed->name);
+  if (std::optional<uint32_t> failed = g->launch->failedAncestor(g->node)) {
+    std::string why =
+        fmt::format("not run: node {} before it failed", g->launch->program->name(*failed));
     setHostCallbackError(why.c_str());
     return XPURT_ERROR_EXECUTION_FAILED;
   }
@@ -321,7 +323,7 @@ Ref<Event> TaskQueue::submitGraphNodes(GraphExec &exec, std::shared_ptr<const Gr
     orderAndSubmit(std::move(start), Ordering::Fence, {});
     for (uint32_t k = 0; k < n; ++k) {
       const GraphProgram::Node &node = program.nodes[k];
-      Command cmd = node.kind == GraphNode::Kind::Command ? node.cmd : builder_.barrier();
+      Command cmd = node.kind == GraphNode::Kind::Command ? *node.cmd : builder_.barrier();
       if (cmd.type == Command::Type::HostCallback && !preds[k].empty()) {
         auto guard =
             std::make_shared<GuardedCallback>(GuardedCallback{launch, k, cmd.func, cmd.userData});
@@ -351,13 +353,13 @@ Ref<Event> TaskQueue::submitGraphNodes(GraphExec &exec, std::shared_ptr<const Gr
     const std::vector<Ref<Event>> &nodeEvents = launch->events;
     if (left->fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     CommandTimes times;
-    for (size_t k = 0; k < nodeEvents.size(); ++k) {
+    for (uint32_t k = 0; k < nodeEvents.size(); ++k) {
       const Event &e = *nodeEvents[k];
       CommandTimes t = e.times();
       if (t.startNs && (!times.startNs || t.startNs < times.startNs)) times.startNs = t.startNs;
       times.endNs = std::max(times.endNs, t.endNs);
       if (e.failed()) {
-        done->fail(fmt::format("graph node {}: {}", keep->nodes[k].name, e.errorMessage()), times);
+        done->fail(fmt::format("graph node {}: {}", keep->name(k), e.errorMessage()), times);
         return;
       }
     }
@@ -394,7 +396,7 @@ void TaskQueue::capture(Command &&cmd, Ordering ordering, std::span<const Memory
     node.futures = std::move(cmd.waits);
   } else {
     node.kind = GraphNode::Kind::Command;
-    node.cmd = std::move(cmd);
+    node.cmd = std::make_shared<const Command>(std::move(cmd));
     node.uses.assign(uses.begin(), uses.end());
   }
   Capture &c = *capture_;

@@ -16,7 +16,8 @@ CpuGraphExec::CpuGraphExec(core::Ref<CpuDevice> device, std::shared_ptr<const Gr
       unmet_(new std::atomic<uint32_t>[count_]),
       skipped_(new std::atomic<uint8_t>[count_]) {}
 
-bool CpuGraphExec::runNode(const GraphProgram::Node &node) {
+bool CpuGraphExec::runNode(const GraphProgram &program, uint32_t index) {
+  const GraphProgram::Node &node = program.nodes[index];
   std::string failure;
   switch (node.kind) {
     case GraphNode::Kind::Empty:
@@ -31,13 +32,12 @@ bool CpuGraphExec::runNode(const GraphProgram::Node &node) {
       }
       break;
     case GraphNode::Kind::Command:
-      failure = runCommandBody(node.cmd);
+      failure = runCommandBody(*node.cmd);
       break;
   }
   if (failure.empty()) return true;
-  std::string message =
-      fmt::format("graph node {} ({}): {}", node.name,
-                  node.kind == GraphNode::Kind::Wait ? "a wait" : node.cmd.description(), failure);
+  std::string message = fmt::format("graph node {} ({}): {}", program.name(index),
+                                    program.description(index), failure);
   core::log().error("{}", message);
   std::lock_guard lock(failureMutex_);
   if (failure_.empty()) failure_ = std::move(message);
@@ -47,7 +47,7 @@ bool CpuGraphExec::runNode(const GraphProgram::Node &node) {
 void CpuGraphExec::runFrom(const GraphProgram &program, uint32_t node, tbb::task_group &group) {
   constexpr uint32_t kNone = ~0u;
   for (;;) {
-    bool ran = !skipped_[node].load(std::memory_order_relaxed) && runNode(program.nodes[node]);
+    bool ran = !skipped_[node].load(std::memory_order_relaxed) && runNode(program, node);
     uint32_t next = kNone;
     for (uint32_t s : program.successors(node)) {
       // The flag is published by the decrement that follows it.

@@ -31,7 +31,7 @@ class CpuGraphExec final : public core::GraphExec {
 
  private:
   void runFrom(const core::GraphProgram &program, uint32_t node, tbb::task_group &group);
-  bool runNode(const core::GraphProgram::Node &node);
+  bool runNode(const core::GraphProgram &program, uint32_t node);
 
   CpuDevice &cpu_;
   size_t count_;
