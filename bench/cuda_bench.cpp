@@ -60,6 +60,14 @@ struct Driver {
       get<std::remove_pointer_t<decltype(&cuEventQuery)>>("cuEventQuery");
   decltype(&cuStreamSynchronize) streamSync =
       get<std::remove_pointer_t<decltype(&cuStreamSynchronize)>>("cuStreamSynchronize");
+  decltype(&cuGraphCreate) graphCreate =
+      get<std::remove_pointer_t<decltype(&cuGraphCreate)>>("cuGraphCreate");
+  decltype(&cuGraphAddKernelNode) graphAddKernelNode =
+      get<std::remove_pointer_t<decltype(&cuGraphAddKernelNode)>>("cuGraphAddKernelNode_v2");
+  decltype(&cuGraphInstantiate) graphInstantiate =
+      get<std::remove_pointer_t<decltype(&cuGraphInstantiate)>>("cuGraphInstantiateWithFlags");
+  decltype(&cuGraphLaunch) graphLaunch =
+      get<std::remove_pointer_t<decltype(&cuGraphLaunch)>>("cuGraphLaunch");
 };
 
 std::optional<uint32_t> cudaIndex() {
@@ -492,6 +500,79 @@ BENCHMARK_CAPTURE(BM_ModuleLoad, cold, false)
     ->UseRealTime()
     ->Iterations(3);
 BENCHMARK_CAPTURE(BM_ModuleLoad, cached, true)->Name("module_load/cached")->UseRealTime();
+
+}  // namespace
+
+// ---- graphs: a chain of empty kernels, replayed, against a CUDA graph built directly ---------
+
+namespace {
+
+// Seconds per node, which the console shows in ns.
+void perNode(benchmark::State &state, int64_t nodes) {
+  state.counters["per_node"] =
+      benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
+}
+
+void BM_GraphChain_Xpurt(benchmark::State &state) {
+  if (skip(state)) return;
+  Setup &s = setup();
+  xpurt::Array<uint64_t> params(*s.device, 1);
+  xpurt::Graph graph;
+  xpurt::Deps last;
+  for (int64_t i = 0; i < state.range(0); ++i)
+    last = {graph.launch(*s.emptyPtx, params, 1, 1, 1, last)};
+  xpurt::GraphExec exec = graph.instantiate(*s.device);
+  for (auto _ : state) s.queue->launch(exec).wait();
+  perNode(state, state.range(0));
+}
+BENCHMARK(BM_GraphChain_Xpurt)
+    ->Name("graph_chain/xpurt")
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->UseRealTime();
+
+void BM_GraphChain_RawCudaGraph(benchmark::State &state) {
+  if (skip(state)) return;
+  Setup &s = setup();
+  const Driver &d = s.driver;
+  if (!d.graphCreate || !d.graphAddKernelNode || !d.graphInstantiate || !d.graphLaunch) {
+    state.SkipWithError("the driver has no graph API");
+    return;
+  }
+  void *params = nullptr;
+  void *args[] = {&params};
+  CUgraph graph = nullptr;
+  d.graphCreate(&graph, 0);
+  CUgraphNode last = nullptr;
+  for (int64_t i = 0; i < state.range(0); ++i) {
+    CUDA_KERNEL_NODE_PARAMS p{};
+    p.func = s.rawEmpty;
+    p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+    p.blockDimX = p.blockDimY = p.blockDimZ = 1;
+    p.kernelParams = args;
+    CUgraphNode node = nullptr;
+    d.graphAddKernelNode(&node, graph, last ? &last : nullptr, last ? 1 : 0, &p);
+    last = node;
+  }
+  CUgraphExec exec = nullptr;
+  if (d.graphInstantiate(&exec, graph, 0) != CUDA_SUCCESS) {
+    state.SkipWithError("cuGraphInstantiate failed");
+    return;
+  }
+  for (auto _ : state) {
+    d.graphLaunch(exec, s.stream);
+    d.streamSync(s.stream);
+  }
+  perNode(state, state.range(0));
+}
+BENCHMARK(BM_GraphChain_RawCudaGraph)
+    ->Name("graph_chain/raw_cuda_graph")
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->UseRealTime();
 
 }  // namespace
 

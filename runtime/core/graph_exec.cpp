@@ -137,11 +137,10 @@ Ref<Event> GraphExec::exchangeLastLaunch(const Ref<Event> &next) {
 }
 
 void GraphExec::replaceProgram(std::shared_ptr<const GraphProgram> program) {
-  {
-    std::lock_guard lock(mutex_);
-    program_ = program;
-  }
+  // The lowering first: if it refuses the change, the program stays as it was.
   programChanged(*program);
+  std::lock_guard lock(mutex_);
+  program_ = std::move(program);
 }
 
 void GraphExec::rebindView(MemoryView &from, MemoryView &to) {

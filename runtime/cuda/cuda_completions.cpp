@@ -1,4 +1,5 @@
 #include "cuda_completions.hpp"
+#include "cuda_graph.hpp"
 
 #include "core/clock.hpp"
 #include "core/host_callback.hpp"
@@ -203,8 +204,15 @@ void Completions::finish(PendingCommand &command, CUresult status, const char *c
   if (status == CUDA_SUCCESS && command.staging &&
       command.command.copyKind == core::Command::CopyKind::ToHost)
     std::memcpy(command.command.dst.pointer(), command.staging->host, command.command.dst.size);
+  // A graph whose host callback failed completes on the device all the same.
+  std::string graphFailure;
+  if (status == CUDA_SUCCESS && command.command.type == core::Command::Type::Graph)
+    graphFailure = static_cast<CudaGraphExec &>(*command.command.graph).takeFailure();
   if (command.done) {
-    if (status == CUDA_SUCCESS) {
+    if (!graphFailure.empty()) {
+      failures_->note(graphFailure);
+      command.done->fail(graphFailure, times);
+    } else if (status == CUDA_SUCCESS) {
       command.done->complete(times);
     } else {
       std::string message =

@@ -79,6 +79,8 @@ class CudaDevice final : public core::Device {
   core::Ref<core::Module> loadNativeLibrary(const core::NativeLibrary &library,
                                             const core::ModuleOptions &options) override;
 
+  // cuda_graph.cpp: a CUDA graph, instantiated once.
+  core::Ref<core::GraphExec> lowerGraph(std::shared_ptr<const core::GraphProgram> program) override;
   const CudaDeviceDescription &description() const { return description_; }
   CUcontext context() const { return context_->handle(); }
   const std::shared_ptr<PrimaryContext> &sharedContext() const { return context_; }

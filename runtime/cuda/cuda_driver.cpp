@@ -14,8 +14,9 @@
 namespace xpurt::cuda {
 namespace {
 
-// Drivers before CUDA 11.0 lack cuDevicePrimaryCtxRelease_v2 and the PTX ISA xpurt emits.
-constexpr int kOldestDriver = 11000;
+// Drivers before CUDA 11.0 lack cuDevicePrimaryCtxRelease_v2 and the PTX ISA xpurt emits;
+// before 11.4, cuGraphInstantiateWithFlags.
+constexpr int kOldestDriver = 11040;
 
 struct LoadedDriver {
   DriverApi api;

@@ -2,6 +2,8 @@
 
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "cuda_graph.hpp"
+#include "cuda_launch.hpp"
 #include "cuda_module.hpp"
 
 #include <cstring>
@@ -116,6 +118,11 @@ void CudaQueue::waitOn(CUstream stream, const core::Ref<core::Event> &event, Pen
 
 void CudaQueue::submit(core::Command &&cmd) {
   using Type = core::Command::Type;
+  // A graph's waits on futures hold back the whole launch.
+  if (cmd.type == Type::Graph)
+    for (const core::GraphProgram::Node &node : cmd.program->nodes)
+      for (const core::Ref<core::Event> &f : node.futures)
+        if (!f->isDone()) cmd.waits.push_back(f);
   // What this command waits for may need a poll to be submitted (a batched queue).
   for (const core::Ref<core::Event> &e : cmd.waits)
     if (e->driver() != completions_.get()) e->ready();
@@ -253,9 +260,11 @@ std::shared_ptr<void> CudaQueue::enqueue(core::Command &cmd, CUstream stream) {
     case Type::LaunchKernel:
       enqueueLaunch(cmd, stream);
       return nullptr;
+    case Type::Graph:
+      static_cast<CudaGraphExec &>(*cmd.graph).launch(stream);
+      return nullptr;
     case Type::Barrier:  // its waits are all it does
     case Type::HostCallback:
-    case Type::Graph:  // graphs come node by node (core's lowering)
       return nullptr;
   }
   return nullptr;
@@ -304,65 +313,13 @@ void CudaQueue::enqueueFill(core::Command &cmd, CUstream stream) {
 }
 
 void CudaQueue::enqueueLaunch(core::Command &cmd, CUstream stream) {
-  auto &kernel = static_cast<CudaKernel &>(*cmd.kernel);
-  std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
-  uint32_t shared = 0;
-  std::vector<void *> params;
-  void *taskParams = nullptr;
-  std::vector<void *> pointers;
-  std::vector<uint32_t> offsets;
-  uint32_t workDim = cmd.range.workDim;
-  if (cmd.type == core::Command::Type::Launch) {
-    const core::KernelSignature *signature = kernel.signature();
-    if (signature) {
-      core::NDRange range = kernel.taskRange(cmd.dims);
-      for (int d = 0; d < 3; ++d) block[d] = static_cast<uint32_t>(range.localSize[d]);
-      workDim = range.workDim;
-    }
-    for (int d = 0; d < 3; ++d) grid[d] = cmd.dims[d];
-    taskParams = cmd.params();
-    // A PTX or cubin kernel gets the params pointer even when it is null: the driver reads as
-    // many parameters as the kernel has, none if it has none.
-    if (!signature || !signature->params.empty()) params.push_back(&taskParams);
-  } else {
-    const core::KernelArgs &args = *cmd.args;
-    pointers.resize(args.args.size());
-    for (const core::KernelArgs::ViewArg &v : args.views) pointers[v.index] = v.ref.pointer();
-    uint64_t localBytes = layoutLocalArguments(args, &offsets);
-    shared = static_cast<uint32_t>(localBytes);
-    params.resize(args.args.size());
-    for (uint32_t i = 0; i < args.args.size(); ++i) {
-      const core::KernelArgs::Arg &a = args.args[i];
-      if (a.kind == XPURT_KERNEL_ARG_LOCAL)
-        params[i] = &offsets[i];
-      else if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW)
-        params[i] = &pointers[i];
-      else
-        params[i] = const_cast<std::byte *>(args.data.data() + a.offset);
-    }
-    for (int d = 0; d < 3; ++d) {
-      block[d] = static_cast<uint32_t>(cmd.range.localSize[d]);
-      grid[d] = static_cast<uint32_t>(cmd.range.globalSize[d] / cmd.range.localSize[d]);
-    }
-  }
-  if (kernel.takesWorkDim()) params.push_back(&workDim);
-  const CudaDeviceDescription &d = cudaDevice_->description();
-  for (int i = 0; i < 3; ++i)
-    if (grid[i] > d.maxGridSize[i])
-      core::fail(XPURT_ERROR_OUT_OF_RANGE,
-                 "kernel '{}': {} blocks in dimension {}; {} runs at most {}: use larger "
-                 "work-groups or split the launch",
-                 kernel.name(), grid[i], i, cudaDevice_->label(), d.maxGridSize[i]);
-  if (shared > 48 * 1024) kernel.allowDynamicShared(shared);
-  CUresult r =
-      cu().LaunchKernel(kernel.function(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                        shared, stream, params.empty() ? nullptr : params.data(), nullptr);
+  KernelLaunch l;
+  prepareLaunch(*cudaDevice_, cmd, l);
+  CUresult r = cu().LaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0],
+                                 l.block[1], l.block[2], l.shared, stream,
+                                 l.params.empty() ? nullptr : l.params.data(), nullptr);
   if (r != CUDA_SUCCESS)  // the message is made only then: formatting costs a launch's time
-    failCall("cuLaunchKernel", r,
-             fmt::format("kernel '{}', {}x{}x{} blocks of {}x{}x{}, {} bytes of dynamic shared "
-                         "memory",
-                         kernel.name(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                         shared));
+    failCall("cuLaunchKernel", r, l.describe(cmd));
 }
 
 }  // namespace xpurt::cuda
