@@ -57,9 +57,11 @@ void CpuGraphExec::runFrom(const GraphProgram &program, uint32_t node, tbb::task
         next = s;  // continues on this thread
         continue;
       }
-      TbbHandOff::sendTask(&unmet_[s]);
-      group.run([this, &program, s, &group] {
-        TbbHandOff::receiveTask(&unmet_[s]);
+      // The token travels in the task: reading a member for it would come before the acquire.
+      std::atomic<uint32_t> *token = &unmet_[s];
+      TbbHandOff::sendTask(token);
+      group.run([this, &program, s, &group, token] {
+        TbbHandOff::receiveTask(token);
         runFrom(program, s, group);
         TbbHandOff::sendTask(&joinToken_);
       });
@@ -83,9 +85,10 @@ std::string CpuGraphExec::run(const GraphProgram &program) {
     const std::vector<uint32_t> &roots = program.roots;
     for (size_t r = 1; r < roots.size(); ++r) {
       uint32_t root = roots[r];
-      TbbHandOff::sendTask(&unmet_[root]);
-      group.run([this, &program, root, &group] {
-        TbbHandOff::receiveTask(&unmet_[root]);
+      std::atomic<uint32_t> *token = &unmet_[root];
+      TbbHandOff::sendTask(token);
+      group.run([this, &program, root, &group, token] {
+        TbbHandOff::receiveTask(token);
         runFrom(program, root, group);
         TbbHandOff::sendTask(&joinToken_);
       });
