@@ -154,6 +154,7 @@ void GraphExec::rebindView(MemoryView &from, MemoryView &to) {
          "rebinding a view of allocation type {} to one of type {}: rebind to a view of the same "
          "type",
          static_cast<int>(from.type()), static_cast<int>(to.type()));
+  std::lock_guard update(updateMutex_);
   auto program = std::make_shared<GraphProgram>(*this->program());
   CommandBuilder builder(device_, XPURT_ENGINE_ANY);
   bool used = false;
@@ -193,6 +194,7 @@ void GraphExec::rebindView(MemoryView &from, MemoryView &to) {
 }
 
 void GraphExec::setKernelArg(uint32_t node, uint32_t index, const CommandBuilder::ArgInput &arg) {
+  std::lock_guard update(updateMutex_);
   std::shared_ptr<const GraphProgram> current = program();
   if (node >= current->topLevel.size())
     fail(XPURT_ERROR_INVALID_ARGUMENT, "node {} is not a node of the graph: it has {} nodes", node,

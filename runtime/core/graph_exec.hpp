@@ -81,6 +81,7 @@ class GraphExec : public Object {
   void replaceProgram(std::shared_ptr<const GraphProgram> program);
 
   Ref<Device> device_;
+  std::mutex updateMutex_;  // one rebinding at a time: each starts from the last one's program
   mutable std::mutex mutex_;
   std::shared_ptr<const GraphProgram> program_;
   Ref<Event> lastLaunch_;
