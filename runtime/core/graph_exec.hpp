@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +39,29 @@ struct GraphProgram {
 
   std::span<const uint32_t> successors(uint32_t node) const {
     return {succs.data() + nodes[node].firstSucc, nodes[node].numSuccs};
+  }
+  // Each node's predecessors, for lowerings that walk the graph backwards.
+  std::vector<std::vector<uint32_t>> predecessors() const {
+    std::vector<std::vector<uint32_t>> preds(nodes.size());
+    for (uint32_t k = 0; k < nodes.size(); ++k)
+      for (uint32_t s : successors(k)) preds[s].push_back(k);
+    return preds;
+  }
+  // The first ancestor of node (by preds) for which match holds, searching depth first.
+  template <class Match>
+  static std::optional<uint32_t> findAncestor(const std::vector<std::vector<uint32_t>> &preds,
+                                              uint32_t node, Match match) {
+    std::vector<uint8_t> seen(preds.size());
+    std::vector<uint32_t> stack(preds[node]);
+    while (!stack.empty()) {
+      uint32_t k = stack.back();
+      stack.pop_back();
+      if (seen[k]) continue;
+      seen[k] = 1;
+      if (match(k)) return k;
+      stack.insert(stack.end(), preds[k].begin(), preds[k].end());
+    }
+    return std::nullopt;
   }
   // The node as its graphs numbered it, for messages: "3", or "5.2" inside child graph 5.
   std::string name(uint32_t node) const;

@@ -265,17 +265,7 @@ struct NodeByNodeLaunch {
 
   // The ancestor of node that failed, if any; every ancestor has completed.
   std::optional<uint32_t> failedAncestor(uint32_t node) const {
-    std::vector<uint8_t> seen(events.size());
-    std::vector<uint32_t> stack(preds[node]);
-    while (!stack.empty()) {
-      uint32_t k = stack.back();
-      stack.pop_back();
-      if (seen[k]) continue;
-      seen[k] = 1;
-      if (events[k]->failed()) return k;
-      stack.insert(stack.end(), preds[k].begin(), preds[k].end());
-    }
-    return std::nullopt;
+    return GraphProgram::findAncestor(preds, node, [&](uint32_t k) { return events[k]->failed(); });
   }
 };
 
@@ -304,11 +294,9 @@ Ref<Event> TaskQueue::submitGraphNodes(GraphExec &exec, std::shared_ptr<const Gr
   size_t n = program.nodes.size();
   auto launch = std::make_shared<NodeByNodeLaunch>();
   launch->program = keep;
-  launch->preds.resize(n);
+  launch->preds = program.predecessors();
   launch->events.resize(n);
-  std::vector<std::vector<uint32_t>> &preds = launch->preds;
-  for (uint32_t k = 0; k < n; ++k)
-    for (uint32_t s : program.successors(k)) preds[s].push_back(k);
+  const std::vector<std::vector<uint32_t>> &preds = launch->preds;
   Ref<Event> done = newEvent();
   std::vector<Ref<Event>> *events = &launch->events;
   Ref<Event> end;

@@ -44,6 +44,17 @@ bool CpuGraphExec::runNode(const GraphProgram &program, uint32_t index) {
   return false;
 }
 
+void CpuGraphExec::spawn(const GraphProgram &program, uint32_t node, tbb::task_group &group) {
+  // The token travels in the task: reading a member for it would come before the acquire.
+  std::atomic<uint32_t> *token = &unmet_[node];
+  TbbHandOff::sendTask(token);
+  group.run([this, &program, node, &group, token] {
+    TbbHandOff::receiveTask(token);
+    runFrom(program, node, group);
+    TbbHandOff::sendTask(&joinToken_);
+  });
+}
+
 void CpuGraphExec::runFrom(const GraphProgram &program, uint32_t node, tbb::task_group &group) {
   constexpr uint32_t kNone = ~0u;
   for (;;) {
@@ -57,14 +68,7 @@ void CpuGraphExec::runFrom(const GraphProgram &program, uint32_t node, tbb::task
         next = s;  // continues on this thread
         continue;
       }
-      // The token travels in the task: reading a member for it would come before the acquire.
-      std::atomic<uint32_t> *token = &unmet_[s];
-      TbbHandOff::sendTask(token);
-      group.run([this, &program, s, &group, token] {
-        TbbHandOff::receiveTask(token);
-        runFrom(program, s, group);
-        TbbHandOff::sendTask(&joinToken_);
-      });
+      spawn(program, s, group);
     }
     if (next == kNone) return;
     node = next;
@@ -83,16 +87,7 @@ std::string CpuGraphExec::run(const GraphProgram &program) {
   auto body = [&] {
     tbb::task_group group;
     const std::vector<uint32_t> &roots = program.roots;
-    for (size_t r = 1; r < roots.size(); ++r) {
-      uint32_t root = roots[r];
-      std::atomic<uint32_t> *token = &unmet_[root];
-      TbbHandOff::sendTask(token);
-      group.run([this, &program, root, &group, token] {
-        TbbHandOff::receiveTask(token);
-        runFrom(program, root, group);
-        TbbHandOff::sendTask(&joinToken_);
-      });
-    }
+    for (size_t r = 1; r < roots.size(); ++r) spawn(program, roots[r], group);
     runFrom(program, roots[0], group);
     group.wait();
     TbbHandOff::receiveTask(&joinToken_);

@@ -30,6 +30,8 @@ class CpuGraphExec final : public core::GraphExec {
   std::string run(const core::GraphProgram &program);
 
  private:
+  // Runs node and what it makes ready as a task of group.
+  void spawn(const core::GraphProgram &program, uint32_t node, tbb::task_group &group);
   void runFrom(const core::GraphProgram &program, uint32_t node, tbb::task_group &group);
   bool runNode(const core::GraphProgram &program, uint32_t node);
 

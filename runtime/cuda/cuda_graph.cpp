@@ -101,12 +101,9 @@ CudaGraphExec::CudaGraphExec(core::Ref<CudaDevice> device,
   const GraphProgram &p = *program;
   size_t n = p.nodes.size();
   built_.resize(n);
-  preds_.resize(n);
+  preds_ = p.predecessors();
   failed_.reset(new std::atomic<uint8_t>[n]);
-  for (uint32_t k = 0; k < n; ++k) {
-    failed_[k].store(0, std::memory_order_relaxed);
-    for (uint32_t s : p.successors(k)) preds_[s].push_back(k);
-  }
+  for (uint32_t k = 0; k < n; ++k) failed_[k].store(0, std::memory_order_relaxed);
   bool hasHostNodes = false;
   for (const GraphProgram::Node &node : p.nodes)
     hasHostNodes |=
@@ -215,17 +212,10 @@ void CUDA_CB CudaGraphExec::startLaunch(void *data) {
 }
 
 bool CudaGraphExec::failedBefore(uint32_t node) const {
-  std::vector<uint8_t> seen(built_.size());
-  std::vector<uint32_t> stack(preds_[node]);
-  while (!stack.empty()) {
-    uint32_t k = stack.back();
-    stack.pop_back();
-    if (seen[k]) continue;
-    seen[k] = 1;
-    if (failed_[k].load(std::memory_order_acquire)) return true;
-    stack.insert(stack.end(), preds_[k].begin(), preds_[k].end());
-  }
-  return false;
+  return GraphProgram::findAncestor(
+             preds_, node,
+             [&](uint32_t k) { return failed_[k].load(std::memory_order_acquire) != 0; })
+      .has_value();
 }
 
 void CUDA_CB CudaGraphExec::runHostNode(void *data) {
