@@ -1,8 +1,11 @@
 // Modules and kernels.
 #include "api_common.hpp"
 #include "core/backend.hpp"
+#include "core/jit_worker.hpp"
 #include "core/module_loader.hpp"
 #include "spirv/module_linking.hpp"
+
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -98,10 +101,13 @@ XPURT_API XpurtResult xpurtLinkModules(XpurtDevice device, const XpurtModule *mo
       names.push_back(mod->name());
       parts.push_back(std::move(mod));
     }
-    std::vector<uint32_t> words = spirv::linkModules(inputs);
+    std::string name = fmt::format("{}", fmt::join(names, " + "));
+    std::string bytes =
+        core::compileInWorker(core::kSpirvLinker, spirv::packLinkInputs(inputs), name, {});
+    std::vector<uint32_t> words(bytes.size() / 4);
+    std::memcpy(words.data(), bytes.data(), words.size() * 4);
     api::publish(linked,
-                 core::loadSpirvModule(*dev, std::as_bytes(std::span(words)),
-                                       fmt::format("{}", fmt::join(names, " + ")), linkedOptions));
+                 core::loadSpirvModule(*dev, std::as_bytes(std::span(words)), name, linkedOptions));
   });
 }
 

@@ -6,6 +6,7 @@
 #include "cuda/ptx_compiler.hpp"
 #include "level_zero/ze_backend.hpp"
 #include "spirv/kernel_reflection.hpp"
+#include "spirv/module_linking.hpp"
 
 namespace xpurt::core {
 
@@ -20,6 +21,8 @@ std::span<const BackendFactory> backendFactories() {
 
 // The compilers the JIT worker process runs, by backend name.
 Compiler findCompiler(std::string_view backend) {
+  // Not a backend: SPIRV-Tools' linker, isolated as compilers are (xpurtLinkModules).
+  if (backend == kSpirvLinker) return &spirv::linkPackedModules;
   if (backend == "cpu") return &cpu::compileSpirvForCpuSerialized;
   // The Level Zero driver compiles; xpurt only reflects the kernels' signatures.
   if (backend == "level_zero") return &spirv::reflectKernelsSerialized;

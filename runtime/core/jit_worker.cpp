@@ -175,8 +175,17 @@ std::string stderrNote(const std::string &tail) {
 }
 
 // What the worker made of the request: its answer bytes, or an Error saying how it ended.
+// The words of messages about one job: compiling, or linking (kSpirvLinker).
+struct JobWords {
+  const char *ing, *ed, *process;
+};
+JobWords jobWords(std::string_view backend) {
+  if (backend == kSpirvLinker) return {"linking", "linked", "that links it"};
+  return {"compiling", "compiled", "that translates and compiles it"};
+}
+
 std::string runWorker(const std::string &program, const std::string &request,
-                      const std::string &name) {
+                      const std::string &name, JobWords job) {
   // Read first: a bad value must fail the load before a worker is started.
   uint64_t limitSeconds = envUnsigned("XPURT_JIT_TIMEOUT", 1, 86400, 600);
   int sockets[2], errPipe[2];
@@ -268,24 +277,24 @@ std::string runWorker(const std::string &program, const std::string &request,
 
   if (timedOut)
     fail(XPURT_ERROR_INVALID_MODULE,
-         "module '{}' was still compiling after {} s (XPURT_JIT_TIMEOUT); its JIT worker "
+         "module '{}' was still {} after {} s (XPURT_JIT_TIMEOUT); its JIT worker "
          "was stopped. Raise XPURT_JIT_TIMEOUT if the module is that large",
-         name, limitSeconds);
+         name, job.ing, limitSeconds);
   if (tooLarge)
     fail(XPURT_ERROR_INVALID_MODULE,
          "module '{}': the JIT worker's answer grew past {} bytes; it was stopped", name,
          kMaxAnswerBytes);
   if (statusKnown && WIFSIGNALED(status))
     fail(XPURT_ERROR_INVALID_MODULE,
-         "module '{}' could not be compiled: the JIT worker process that translates and "
-         "compiles it died of {}{}. This process is unaffected; the module is malformed in "
-         "a way the checks before translation do not catch (or LLVM has a bug)",
-         name, signalName(WTERMSIG(status)), stderrNote(errors));
+         "module '{}' could not be {}: the JIT worker process {} died of {}{}. This "
+         "process is unaffected; the module is malformed in a way the checks before "
+         "translation do not catch (or LLVM has a bug)",
+         name, job.ed, job.process, signalName(WTERMSIG(status)), stderrNote(errors));
   if (statusKnown && WIFEXITED(status) && WEXITSTATUS(status) != 0)
     fail(XPURT_ERROR_INVALID_MODULE,
-         "module '{}' could not be compiled: the JIT worker process that translates and "
-         "compiles it exited with status {}{}. This process is unaffected",
-         name, WEXITSTATUS(status), stderrNote(errors));
+         "module '{}' could not be {}: the JIT worker process {} exited with status {}{}. "
+         "This process is unaffected",
+         name, job.ed, job.process, WEXITSTATUS(status), stderrNote(errors));
   if (std::string note = stderrNote(errors); !note.empty())
     log().debug("JIT worker for '{}' wrote to stderr{}", name, note);
   return answer;
@@ -317,13 +326,14 @@ std::string compileInWorker(std::string_view backend, const std::vector<uint32_t
     });
     return compile(words, name, options);
   }
-  std::string bytes = runWorker(*program, encodeRequest(backend, words, name, options), name);
+  JobWords job = jobWords(backend);
+  std::string bytes = runWorker(*program, encodeRequest(backend, words, name, options), name, job);
   std::optional<Answer> answer = decodeAnswer(bytes);
   if (!answer)
     fail(XPURT_ERROR_INVALID_MODULE,
-         "module '{}' could not be compiled: the JIT worker process ended without a complete "
+         "module '{}' could not be {}: the JIT worker process ended without a complete "
          "answer ({} bytes)",
-         name, bytes.size());
+         name, job.ed, bytes.size());
   for (const LogRecord &l : answer->logs) log().log(l.level, "{}", l.text);
   if (answer->code != XPURT_SUCCESS) throw Error(answer->code, answer->message);
   return std::move(answer->compiled);

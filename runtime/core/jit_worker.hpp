@@ -23,6 +23,10 @@ namespace xpurt::core {
 using Compiler = std::string (*)(const std::vector<uint32_t> &words, const std::string &name,
                                  const ModuleOptions &options);
 
+// Not a backend's compiler: SPIRV-Tools' linker, which trusts its input as LLVM does
+// (spirv/module_linking.hpp). Its words are the modules to link, packed.
+inline constexpr std::string_view kSpirvLinker = "spirv_link";
+
 // The compiler of the backend of that name in this build, or null (runtime/api/backend_list.cpp).
 Compiler findCompiler(std::string_view backend);
 

@@ -6,6 +6,7 @@
 #include <spirv-tools/linker.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
@@ -127,6 +128,47 @@ std::vector<uint32_t> linkModules(std::span<const LinkInput> inputs) {
   std::string advice = adviceFor(what);
   fail(XPURT_ERROR_INVALID_MODULE, "linking SPIR-V modules {} failed: {}{}{}",
        fmt::join(names, ", "), what, advice.empty() ? "" : "; ", advice);
+}
+
+std::vector<uint32_t> packLinkInputs(std::span<const LinkInput> inputs) {
+  std::vector<uint32_t> packed{static_cast<uint32_t>(inputs.size())};
+  for (const LinkInput &input : inputs) {
+    toWords(input.spirv, input.name);  // refused as the linker would refuse it
+    packed.push_back(static_cast<uint32_t>(input.name.size()));
+    size_t at = packed.size();
+    packed.resize(at + (input.name.size() + 3) / 4);
+    std::memcpy(packed.data() + at, input.name.data(), input.name.size());
+    packed.push_back(static_cast<uint32_t>(input.spirv.size() / 4));
+    at = packed.size();
+    packed.resize(at + input.spirv.size() / 4);
+    std::memcpy(packed.data() + at, input.spirv.data(), input.spirv.size());
+  }
+  return packed;
+}
+
+std::string linkPackedModules(const std::vector<uint32_t> &packed, const std::string &name,
+                              const core::ModuleOptions &) {
+  std::vector<std::string> names;
+  std::vector<LinkInput> inputs;
+  size_t at = 1;
+  auto take = [&](size_t words) {
+    if (packed.empty() || words > packed.size() - at)
+      fail(XPURT_ERROR_INVALID_MODULE, "linking {}: malformed request", name);
+    const uint32_t *start = packed.data() + at;
+    at += words;
+    return start;
+  };
+  uint32_t count = packed.empty() ? 0 : packed[0];
+  names.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t nameBytes = *take(1);
+    names.emplace_back(reinterpret_cast<const char *>(take((nameBytes + size_t{3}) / 4)),
+                       nameBytes);
+    uint32_t words = *take(1);
+    inputs.push_back({std::as_bytes(std::span(take(words), words)), names.back()});
+  }
+  std::vector<uint32_t> linked = linkModules(inputs);
+  return std::string(reinterpret_cast<const char *>(linked.data()), linked.size() * 4);
 }
 
 LinkOnlyModule::LinkOnlyModule(core::Ref<core::Device> device, std::string name,

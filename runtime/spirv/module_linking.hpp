@@ -26,6 +26,16 @@ struct LinkInput {
 // versions link as modules of the highest.
 std::vector<uint32_t> linkModules(std::span<const LinkInput> inputs);
 
+// For linking in a JIT worker process (core/jit_worker.hpp, core::kSpirvLinker), as compiling
+// is done: SPIRV-Tools' linker trusts its input, and a module that the validator stopped early
+// on (at a finding the intake tolerates) can crash it. packLinkInputs gives the words of the
+// request: the module count, then per module the name's length in bytes, the name padded to
+// whole words, the module's length in words and its words. linkPackedModules, in the worker,
+// links them and gives the linked words as bytes.
+std::vector<uint32_t> packLinkInputs(std::span<const LinkInput> inputs);
+std::string linkPackedModules(const std::vector<uint32_t> &packed, const std::string &name,
+                              const core::ModuleOptions &options);
+
 // A module loaded only to be linked: it has no runnable kernels. createKernel says what it
 // imports and to link it.
 class LinkOnlyModule : public core::Module {

@@ -219,9 +219,18 @@ constexpr uint32_t kMaxIdBound = uint32_t{1} << 26;
 
 struct IdUse {
   explicit IdUse(uint32_t idBound)
-      : bound(idBound), defined(idBound), used(idBound), isType(idBound), forwardPointer(idBound) {}
+      : bound(idBound),
+        defined(idBound),
+        used(idBound),
+        isType(idBound),
+        isFunction(idBound),
+        calledAsFunction(idBound),
+        forwardPointer(idBound) {}
   uint32_t bound;  // every id is in [1, bound)
   std::vector<bool> defined, used, isType;
+  // Named by OpEntryPoint or OpFunctionCall: the linker and the translator follow these to an
+  // OpFunction without looking.
+  std::vector<bool> isFunction, calledAsFunction;
   std::vector<bool> forwardPointer;  // declared by OpTypeForwardPointer
   bool inFunctions = false;
   size_t badString = 0;     // word offset of a string whose padding is not zero, + 1
@@ -275,7 +284,13 @@ spv_result_t recordIds(void *user, const spv_parsed_instruction_t *inst) {
   auto mark = [&](std::vector<bool> &v, uint32_t id) {
     if (inBound(id)) v[id] = true;
   };
-  if (inst->opcode == 54) ids.inFunctions = true;    // OpFunction
+  if (inst->opcode == 54) {  // OpFunction
+    ids.inFunctions = true;
+    mark(ids.isFunction, inst->result_id);
+  }
+  if ((inst->opcode == 15 && inst->num_operands > 1) ||  // OpEntryPoint
+      (inst->opcode == 57 && inst->num_operands > 2))    // OpFunctionCall
+    mark(ids.calledAsFunction, inst->words[inst->operands[inst->opcode == 15 ? 1 : 2].offset]);
   if (inst->opcode == 39 && inst->num_operands > 0)  // OpTypeForwardPointer
     mark(ids.forwardPointer, inst->words[inst->operands[0].offset]);
   for (uint16_t i = 0; i < inst->num_operands; ++i) {
@@ -354,6 +369,11 @@ void checkIdsDefined(std::span<const uint32_t> words, const std::string &name) {
   if (ids.notAType)
     fail(XPURT_ERROR_INVALID_MODULE, "SPIR-V module '{}' uses id %{} as a type, which it is not",
          name, ids.notAType - 1);
+  for (size_t id = 0; id < ids.calledAsFunction.size(); ++id)
+    if (ids.calledAsFunction[id] && !ids.isFunction[id])
+      fail(XPURT_ERROR_INVALID_MODULE,
+           "SPIR-V module '{}' names id %{} as an entry point or calls it, but it is no function",
+           name, id);
 }
 
 }  // namespace

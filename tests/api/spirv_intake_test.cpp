@@ -117,6 +117,38 @@ TEST_F(SpirvIntake, AnIdPastTheBoundIsRefused) {
   expectUsable();
 }
 
+// The validator stops at this module's tolerated finding (AliasDomainDeclINTEL outside a
+// block) before it checks what entry points and calls name, and SPIRV-Tools' linker and the
+// translator follow those ids to a function without looking: pointing either at a type must be
+// refused at the intake, not crash the process.
+TEST_F(SpirvIntake, AnEntryPointOrCallOfNoFunctionIsRefused) {
+  std::string bytes = module("xpurt_test_icpx_shaped.spv");
+  ASSERT_FALSE(bytes.empty());
+  EXPECT_XPURT(XPURT_SUCCESS, load(bytes));
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  size_t entryPoint = 0, call = 0;
+  uint32_t voidType = 0;
+  for (size_t i = 5; i < words.size() && (words[i] >> 16); i += words[i] >> 16) {
+    uint32_t opcode = words[i] & 0xFFFF;
+    if (opcode == 15 /*OpEntryPoint*/) entryPoint = i + 2;
+    if (opcode == 57 /*OpFunctionCall*/) call = i + 3;
+    if (opcode == 19 /*OpTypeVoid*/) voidType = words[i + 1];
+  }
+  ASSERT_TRUE(entryPoint && call && voidType);
+  for (size_t operand : {entryPoint, call}) {
+    std::vector<uint32_t> broken = words;
+    broken[operand] = voidType;
+    EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE,
+                 load(std::string(reinterpret_cast<const char *>(broken.data()), bytes.size())));
+    EXPECT_TRUE(contains(lastMessage(), "names id %" + std::to_string(voidType) +
+                                            " as an entry point or calls it, but it is no "
+                                            "function"))
+        << lastMessage();
+  }
+  expectUsable();
+}
+
 // LLVMSPIRVLib aborts on this module (tests/kernels/translator_abort.spvasm): the JIT worker
 // process dies instead of this one, and the load gets an error that says so.
 TEST_F(SpirvIntake, AModuleThatAbortsTheTranslatorIsAnErrorNotACrash) {

@@ -197,7 +197,8 @@ struct Progress {
   std::atomic<uint64_t> loaded, refused;
 };
 
-// The child: loads mutants [begin, end) and makes a kernel of every name it finds.
+// The child: loads mutants [begin, end), makes a kernel of every name it finds and links each
+// module that loads (the linker runs in a JIT worker process too).
 [[noreturn]] void loadBatch(const std::vector<Mutant> &mutants, size_t begin, size_t end,
                             Progress *progress) {
   XpurtDevice device = nullptr;
@@ -223,6 +224,13 @@ struct Progress {
     for (const char *name : {"simple", "add", "scale", "copy", "reduce", "write_index"}) {
       XpurtKernel kernel = nullptr;
       if (xpurtNewKernel(module, name, &kernel) == XPURT_SUCCESS) xpurtRelease(kernel);
+    }
+    XpurtModule linked = nullptr;
+    if (xpurtLinkModules(device, &module, 1, nullptr, &linked) == XPURT_SUCCESS)
+      xpurtRelease(linked);
+    else if (std::strlen(xpurtLastErrorMessage()) == 0) {
+      std::fprintf(stderr, "mutant %zu: a link error without a message\n", i);
+      _exit(4);
     }
     xpurtRelease(module);
   }
