@@ -4,7 +4,6 @@
 #include "core/config.hpp"
 #include "core/log.hpp"
 #include "ze_call.hpp"
-#include "ze_module.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -25,6 +24,7 @@ ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
   const ZeDeviceDescription &d = zeDevice_->description();
   events_ = std::make_unique<EventPool>(zeDevice_->sharedContext(), zeDevice_->handle(),
                                         options.profiling);
+  appender_ = std::make_unique<CommandAppender>(*zeDevice_);
   bool copyEngine = options.engine == XPURT_ENGINE_COPY;
   try {
     // A copy queue, and an out-of-order queue's copies, use the copy-only group where there
@@ -77,16 +77,11 @@ ZeQueue::~ZeQueue() {
     // A host callback of this queue releases it: its completion thread cannot wait for
     // itself. It finishes the queue's work alone, then frees what the queue held.
     auto lanes = std::make_shared<std::deque<Lane>>(std::move(lanes_));
-    std::vector<ze_kernel_handle_t> kernels;
-    std::vector<core::Ref<core::Kernel>> kernelRefs;
-    for (auto &[kernel, clone] : clones_) {
-      kernels.push_back(clone.handle);
-      kernelRefs.push_back(clone.kernel);
-    }
+    std::shared_ptr<CommandAppender> appender(std::move(appender_));
     std::shared_ptr<EventPool> events(std::move(events_));
-    completions_->stop([lanes, kernels, kernelRefs, events, device = zeDevice_] {
-      for (ze_kernel_handle_t k : kernels) zeKernelDestroy(k);
+    completions_->stop([lanes, appender, events, device = zeDevice_]() mutable {
       destroyLaneHandles(*lanes);
+      appender = nullptr;
     });
     completionThread_.detach();
     return;
@@ -95,8 +90,8 @@ ZeQueue::~ZeQueue() {
   completions_->stop();
   completionThread_.join();
   last_ = nullptr;
-  for (auto &[kernel, clone] : clones_) zeKernelDestroy(clone.handle);
   destroyLanes();
+  appender_ = nullptr;
 }
 
 void ZeQueue::destroyLanes() noexcept {
@@ -278,7 +273,7 @@ void ZeQueue::submit(core::Command &&cmd) {
     } else {
       lane = &laneFor(cmd);
       if (batched_) openBatch(*lane);
-      p.keep = append(cmd, *lane, p.slot->handle, wait);
+      p.keep = appender_->append(cmd, lane->list, lane->maxFillPatternSize, p.slot->handle, wait);
     }
   } catch (const core::Error &e) {
     // Nothing was appended: later commands must not wait for this one forever.
@@ -301,158 +296,6 @@ void ZeQueue::submit(core::Command &&cmd) {
   recorded_.push_back(std::move(p));
   recordedLanes_.push_back(lane);
   if (recorded_.size() >= kBatchCommands) flushLocked();
-}
-
-std::shared_ptr<void> ZeQueue::append(core::Command &cmd, Lane &lane, ze_event_handle_t signal,
-                                      std::vector<ze_event_handle_t> &wait) {
-  using Type = core::Command::Type;
-  auto count = static_cast<uint32_t>(wait.size());
-  ze_event_handle_t *waits = wait.empty() ? nullptr : wait.data();
-  switch (cmd.type) {
-    case Type::Copy:
-      check(zeCommandListAppendMemoryCopy(lane.list, cmd.dst.pointer(), cmd.src.pointer(),
-                                          cmd.dst.size, signal, count, waits),
-            "zeCommandListAppendMemoryCopy", fmt::format("{} bytes", cmd.dst.size));
-      return nullptr;
-    case Type::Fill: {
-      uint32_t n = cmd.patternSize;
-      if ((n & (n - 1)) == 0 && n <= lane.maxFillPatternSize) {
-        check(zeCommandListAppendMemoryFill(lane.list, cmd.dst.pointer(), cmd.patternBytes(), n,
-                                            cmd.dst.size, signal, count, waits),
-              "zeCommandListAppendMemoryFill", fmt::format("{} bytes", cmd.dst.size));
-        return nullptr;
-      }
-      // A pattern the queue group cannot fill with: the whole range, filled here, copied.
-      auto filled = std::make_shared<std::vector<std::byte>>(cmd.dst.size);
-      for (size_t at = 0; at < filled->size(); at += n)
-        std::memcpy(filled->data() + at, cmd.patternBytes(),
-                    std::min<size_t>(n, filled->size() - at));
-      check(zeCommandListAppendMemoryCopy(lane.list, cmd.dst.pointer(), filled->data(),
-                                          cmd.dst.size, signal, count, waits),
-            "zeCommandListAppendMemoryCopy", "a fill's pattern");
-      return filled;
-    }
-    case Type::Launch:
-    case Type::LaunchKernel:
-      appendLaunch(cmd, lane, signal, wait);
-      return nullptr;
-    case Type::Barrier:
-      check(zeCommandListAppendBarrier(lane.list, signal, count, waits),
-            "zeCommandListAppendBarrier");
-      return nullptr;
-    case Type::HostCallback:
-    case Type::Graph:  // graphs come node by node (core's lowering)
-      break;
-  }
-  return nullptr;
-}
-
-ZeQueue::KernelClone &ZeQueue::cloneOf(core::Kernel &kernel) {
-  auto it = clones_.find(&kernel);
-  if (it != clones_.end()) return it->second;
-  auto &zeKernel = static_cast<ZeKernel &>(kernel);
-  KernelClone clone;
-  clone.kernel = core::Ref<core::Kernel>(&kernel);
-  auto desc = zeStruct<ze_kernel_desc_t>(ZE_STRUCTURE_TYPE_KERNEL_DESC);
-  desc.pKernelName = kernel.name().c_str();
-  check(zeKernelCreate(zeKernel.zeModule().handle(), &desc, &clone.handle), "zeKernelCreate",
-        fmt::format("kernel '{}'", kernel.name()));
-  // Kernels reach memory views through pointers in their arguments and params structs.
-  ze_kernel_indirect_access_flags_t indirect = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
-                                               ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
-                                               ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
-  if (ze_result_t r = zeKernelSetIndirectAccess(clone.handle, indirect); r != ZE_RESULT_SUCCESS) {
-    zeKernelDestroy(clone.handle);
-    failCall("zeKernelSetIndirectAccess", r, fmt::format("kernel '{}'", kernel.name()));
-  }
-  return clones_.emplace(&kernel, std::move(clone)).first->second;
-}
-
-void ZeQueue::setArg(KernelClone &clone, uint32_t index, size_t size, const void *value) {
-  // Remembered as the value's bytes, or the __local size with a marker for no value.
-  std::vector<std::byte> state(1 + (value ? size : sizeof size));
-  state[0] = std::byte{value ? uint8_t{1} : uint8_t{0}};
-  std::memcpy(state.data() + 1, value ? value : &size, state.size() - 1);
-  if (clone.args.size() <= index) clone.args.resize(index + 1);
-  if (clone.args[index] == state) return;
-  check(zeKernelSetArgumentValue(clone.handle, index, size, value), "zeKernelSetArgumentValue",
-        fmt::format("argument {} of kernel '{}'", index, clone.kernel->name()));
-  clone.args[index] = std::move(state);
-}
-
-void ZeQueue::setGroupSize(KernelClone &clone, const std::array<uint32_t, 3> &size) {
-  if (clone.groupSize == size) return;
-  check(zeKernelSetGroupSize(clone.handle, size[0], size[1], size[2]), "zeKernelSetGroupSize",
-        fmt::format("{}x{}x{} for kernel '{}'", size[0], size[1], size[2], clone.kernel->name()));
-  clone.groupSize = size;
-}
-
-void ZeQueue::appendLaunch(core::Command &cmd, Lane &lane, ze_event_handle_t signal,
-                           std::vector<ze_event_handle_t> &wait) {
-  bool task = cmd.type == core::Command::Type::Launch;
-  // Work-groups per dimension: one per task (ISPCRT's task model), or global / local.
-  std::array<uint64_t, 3> counts{};
-  for (int d = 0; d < 3; ++d)
-    counts[d] = task ? cmd.dims[d] : cmd.range.globalSize[d] / cmd.range.localSize[d];
-  const ze_device_compute_properties_t &limits = zeDevice_->description().compute;
-  const uint32_t most[3] = {limits.maxGroupCountX, limits.maxGroupCountY, limits.maxGroupCountZ};
-  for (int d = 0; d < 3; ++d)
-    if (counts[d] > most[d])
-      core::fail(XPURT_ERROR_OUT_OF_RANGE,
-                 "kernel '{}': {} work-groups in dimension {}; {} runs at most {}: use larger "
-                 "work-groups or split the launch",
-                 cmd.kernel->name(), counts[d], d, zeDevice_->label(), most[d]);
-  ze_group_count_t groups{static_cast<uint32_t>(counts[0]), static_cast<uint32_t>(counts[1]),
-                          static_cast<uint32_t>(counts[2])};
-
-  KernelClone &clone = cloneOf(*cmd.kernel);
-  std::array<uint32_t, 3> groupSize{1, 1, 1};
-  std::array<uint32_t, 3> offset{0, 0, 0};
-  if (task) {
-    void *params = cmd.params();
-    const core::KernelSignature *signature = cmd.kernel->signature();
-    if (signature) {
-      core::NDRange range = cmd.kernel->taskRange(cmd.dims);
-      for (int d = 0; d < 3; ++d) groupSize[d] = static_cast<uint32_t>(range.localSize[d]);
-    }
-    if (signature ? !signature->params.empty() : params != nullptr)
-      setArg(clone, 0, sizeof params, &params);
-  } else {
-    const core::KernelArgs &args = *cmd.args;
-    std::vector<void *> pointers(args.args.size());
-    for (const core::KernelArgs::ViewArg &v : args.views) pointers[v.index] = v.ref.pointer();
-    for (uint32_t i = 0; i < args.args.size(); ++i) {
-      const core::KernelArgs::Arg &a = args.args[i];
-      if (a.kind == XPURT_KERNEL_ARG_LOCAL) {
-        uint64_t bytes;
-        std::memcpy(&bytes, args.data.data() + a.offset, sizeof bytes);
-        setArg(clone, i, bytes, nullptr);
-      } else if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW) {
-        setArg(clone, i, sizeof(void *), &pointers[i]);
-      } else {
-        setArg(clone, i, a.size, args.data.data() + a.offset);
-      }
-    }
-    for (int d = 0; d < 3; ++d) {
-      groupSize[d] = static_cast<uint32_t>(cmd.range.localSize[d]);
-      offset[d] = static_cast<uint32_t>(cmd.range.globalOffset[d]);
-    }
-  }
-  setGroupSize(clone, groupSize);
-  if (clone.offset != offset) {
-    if (!zeDevice_->context().extensions().globalOffset)
-      core::fail(XPURT_ERROR_UNSUPPORTED,
-                 "{} cannot launch with a global offset (its driver lacks "
-                 "ZE_experimental_global_offset)",
-                 zeDevice_->label());
-    check(zeKernelSetGlobalOffsetExp(clone.handle, offset[0], offset[1], offset[2]),
-          "zeKernelSetGlobalOffsetExp");
-    clone.offset = offset;
-  }
-  check(zeCommandListAppendLaunchKernel(lane.list, clone.handle, &groups, signal,
-                                        static_cast<uint32_t>(wait.size()),
-                                        wait.empty() ? nullptr : wait.data()),
-        "zeCommandListAppendLaunchKernel", fmt::format("kernel '{}'", cmd.kernel->name()));
 }
 
 }  // namespace xpurt::level_zero

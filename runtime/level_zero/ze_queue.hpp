@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/task_queue.hpp"
+#include "ze_append.hpp"
 #include "ze_completions.hpp"
 #include "ze_device.hpp"
 
@@ -24,8 +25,6 @@
 #include <unordered_map>
 
 namespace xpurt::level_zero {
-
-class ZeKernel;
 
 class ZeQueue final : public core::TaskQueue {
  public:
@@ -53,16 +52,6 @@ class ZeQueue final : public core::TaskQueue {
     uint32_t recorded = 0;              // commands in the open batch
     std::deque<Batch> executing;        // oldest first
   };
-  // A Level Zero kernel of this queue for one xpurt kernel, with the state last set on it, so
-  // a launch repeating it makes no call for it.
-  struct KernelClone {
-    core::Ref<core::Kernel> kernel;  // keeps the module alive while the clone lives
-    ze_kernel_handle_t handle = nullptr;
-    std::array<uint32_t, 3> groupSize{0, 0, 0};
-    std::array<uint32_t, 3> offset{0, 0, 0};
-    std::vector<std::vector<std::byte>> args;  // as last set; empty: not set
-  };
-
   Lane &createLane(uint32_t ordinal, uint32_t index, uint32_t maxFillPatternSize);
   Lane &laneFor(const core::Command &cmd);
   void destroyLanes() noexcept;
@@ -76,15 +65,9 @@ class ZeQueue final : public core::TaskQueue {
   void flush();
   // Gives the lane an open batch if a failed flush left it without one.
   void openBatch(Lane &lane);
-  KernelClone &cloneOf(core::Kernel &kernel);
-  void setArg(KernelClone &clone, uint32_t index, size_t size, const void *value);
-  void setGroupSize(KernelClone &clone, const std::array<uint32_t, 3> &size);
-  // Appends the command; wait: the events it waits on. Returns what the command must keep
-  // alive until it completes (a fill's expanded pattern), if anything.
-  std::shared_ptr<void> append(core::Command &cmd, Lane &lane, ze_event_handle_t signal,
-                               std::vector<ze_event_handle_t> &wait);
-  void appendLaunch(core::Command &cmd, Lane &lane, ze_event_handle_t signal,
-                    std::vector<ze_event_handle_t> &wait);
+  // Runs a graph's recording: a barrier on the lane starts it after the command's waits.
+  void submitGraph(core::Command &cmd, Lane &lane, PendingCommand &p,
+                   std::vector<ze_event_handle_t> &wait);
 
   core::Ref<ZeDevice> zeDevice_;
   const bool batched_;  // regular command lists, executed in batches
@@ -103,7 +86,7 @@ class ZeQueue final : public core::TaskQueue {
   size_t nextCompute_ = 0;
   SlotRef last_;                                // in-order queues: the previous command's event
   std::vector<ze_event_handle_t> waitScratch_;  // a command's wait list, under appendMutex_
-  std::unordered_map<const core::Kernel *, KernelClone> clones_;
+  std::unique_ptr<CommandAppender> appender_;   // under appendMutex_
   std::shared_ptr<Completions> completions_;
   std::thread completionThread_;
 };

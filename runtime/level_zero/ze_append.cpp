@@ -1,0 +1,167 @@
+#include "ze_append.hpp"
+
+#include "ze_call.hpp"
+#include "ze_module.hpp"
+
+#include <cstring>
+
+namespace xpurt::level_zero {
+
+CommandAppender::~CommandAppender() {
+  for (auto &[kernel, clone] : clones_) zeKernelDestroy(clone.handle);
+}
+
+std::shared_ptr<void> CommandAppender::append(const core::Command &cmd,
+                                              ze_command_list_handle_t list,
+                                              uint32_t maxFillPatternSize, ze_event_handle_t signal,
+                                              std::span<ze_event_handle_t> wait) {
+  using Type = core::Command::Type;
+  auto count = static_cast<uint32_t>(wait.size());
+  ze_event_handle_t *waits = wait.empty() ? nullptr : wait.data();
+  switch (cmd.type) {
+    case Type::Copy:
+      check(zeCommandListAppendMemoryCopy(list, cmd.dst.pointer(), cmd.src.pointer(), cmd.dst.size,
+                                          signal, count, waits),
+            "zeCommandListAppendMemoryCopy", fmt::format("{} bytes", cmd.dst.size));
+      return nullptr;
+    case Type::Fill: {
+      uint32_t n = cmd.patternSize;
+      if ((n & (n - 1)) == 0 && n <= maxFillPatternSize) {
+        check(zeCommandListAppendMemoryFill(list, cmd.dst.pointer(), cmd.patternBytes(), n,
+                                            cmd.dst.size, signal, count, waits),
+              "zeCommandListAppendMemoryFill", fmt::format("{} bytes", cmd.dst.size));
+        return nullptr;
+      }
+      // A pattern the queue group cannot fill with: the whole range, filled here, copied.
+      auto filled = std::make_shared<std::vector<std::byte>>(cmd.dst.size);
+      for (size_t at = 0; at < filled->size(); at += n)
+        std::memcpy(filled->data() + at, cmd.patternBytes(),
+                    std::min<size_t>(n, filled->size() - at));
+      check(zeCommandListAppendMemoryCopy(list, cmd.dst.pointer(), filled->data(), cmd.dst.size,
+                                          signal, count, waits),
+            "zeCommandListAppendMemoryCopy", "a fill's pattern");
+      return filled;
+    }
+    case Type::Launch:
+    case Type::LaunchKernel:
+      appendLaunch(cmd, list, signal, wait);
+      return nullptr;
+    case Type::Barrier:
+      check(zeCommandListAppendBarrier(list, signal, count, waits), "zeCommandListAppendBarrier");
+      return nullptr;
+    case Type::HostCallback:
+    case Type::Graph:
+      break;
+  }
+  return nullptr;
+}
+
+CommandAppender::KernelClone &CommandAppender::cloneOf(core::Kernel &kernel) {
+  auto it = clones_.find(&kernel);
+  if (it != clones_.end()) return it->second;
+  auto &zeKernel = static_cast<ZeKernel &>(kernel);
+  KernelClone clone;
+  clone.kernel = core::Ref<core::Kernel>(&kernel);
+  auto desc = zeStruct<ze_kernel_desc_t>(ZE_STRUCTURE_TYPE_KERNEL_DESC);
+  desc.pKernelName = kernel.name().c_str();
+  check(zeKernelCreate(zeKernel.zeModule().handle(), &desc, &clone.handle), "zeKernelCreate",
+        fmt::format("kernel '{}'", kernel.name()));
+  // Kernels reach memory views through pointers in their arguments and params structs.
+  ze_kernel_indirect_access_flags_t indirect = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
+                                               ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
+                                               ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
+  if (ze_result_t r = zeKernelSetIndirectAccess(clone.handle, indirect); r != ZE_RESULT_SUCCESS) {
+    zeKernelDestroy(clone.handle);
+    failCall("zeKernelSetIndirectAccess", r, fmt::format("kernel '{}'", kernel.name()));
+  }
+  return clones_.emplace(&kernel, std::move(clone)).first->second;
+}
+
+void CommandAppender::setArg(KernelClone &clone, uint32_t index, size_t size, const void *value) {
+  // Remembered as the value's bytes, or the __local size with a marker for no value.
+  std::vector<std::byte> state(1 + (value ? size : sizeof size));
+  state[0] = std::byte{value ? uint8_t{1} : uint8_t{0}};
+  std::memcpy(state.data() + 1, value ? value : &size, state.size() - 1);
+  if (clone.args.size() <= index) clone.args.resize(index + 1);
+  if (clone.args[index] == state) return;
+  check(zeKernelSetArgumentValue(clone.handle, index, size, value), "zeKernelSetArgumentValue",
+        fmt::format("argument {} of kernel '{}'", index, clone.kernel->name()));
+  clone.args[index] = std::move(state);
+}
+
+void CommandAppender::setGroupSize(KernelClone &clone, const std::array<uint32_t, 3> &size) {
+  if (clone.groupSize == size) return;
+  check(zeKernelSetGroupSize(clone.handle, size[0], size[1], size[2]), "zeKernelSetGroupSize",
+        fmt::format("{}x{}x{} for kernel '{}'", size[0], size[1], size[2], clone.kernel->name()));
+  clone.groupSize = size;
+}
+
+void CommandAppender::appendLaunch(const core::Command &cmd, ze_command_list_handle_t list,
+                                   ze_event_handle_t signal, std::span<ze_event_handle_t> wait) {
+  bool task = cmd.type == core::Command::Type::Launch;
+  // Work-groups per dimension: one per task (ISPCRT's task model), or global / local.
+  std::array<uint64_t, 3> counts{};
+  for (int d = 0; d < 3; ++d)
+    counts[d] = task ? cmd.dims[d] : cmd.range.globalSize[d] / cmd.range.localSize[d];
+  const ze_device_compute_properties_t &limits = device_.description().compute;
+  const uint32_t most[3] = {limits.maxGroupCountX, limits.maxGroupCountY, limits.maxGroupCountZ};
+  for (int d = 0; d < 3; ++d)
+    if (counts[d] > most[d])
+      core::fail(XPURT_ERROR_OUT_OF_RANGE,
+                 "kernel '{}': {} work-groups in dimension {}; {} runs at most {}: use larger "
+                 "work-groups or split the launch",
+                 cmd.kernel->name(), counts[d], d, device_.label(), most[d]);
+  ze_group_count_t groups{static_cast<uint32_t>(counts[0]), static_cast<uint32_t>(counts[1]),
+                          static_cast<uint32_t>(counts[2])};
+
+  KernelClone &clone = cloneOf(*cmd.kernel);
+  std::array<uint32_t, 3> groupSize{1, 1, 1};
+  std::array<uint32_t, 3> offset{0, 0, 0};
+  if (task) {
+    void *params = cmd.params();
+    const core::KernelSignature *signature = cmd.kernel->signature();
+    if (signature) {
+      core::NDRange range = cmd.kernel->taskRange(cmd.dims);
+      for (int d = 0; d < 3; ++d) groupSize[d] = static_cast<uint32_t>(range.localSize[d]);
+    }
+    if (signature ? !signature->params.empty() : params != nullptr)
+      setArg(clone, 0, sizeof params, &params);
+  } else {
+    const core::KernelArgs &args = *cmd.args;
+    std::vector<void *> pointers(args.args.size());
+    for (const core::KernelArgs::ViewArg &v : args.views) pointers[v.index] = v.ref.pointer();
+    for (uint32_t i = 0; i < args.args.size(); ++i) {
+      const core::KernelArgs::Arg &a = args.args[i];
+      if (a.kind == XPURT_KERNEL_ARG_LOCAL) {
+        uint64_t bytes;
+        std::memcpy(&bytes, args.data.data() + a.offset, sizeof bytes);
+        setArg(clone, i, bytes, nullptr);
+      } else if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW) {
+        setArg(clone, i, sizeof(void *), &pointers[i]);
+      } else {
+        setArg(clone, i, a.size, args.data.data() + a.offset);
+      }
+    }
+    for (int d = 0; d < 3; ++d) {
+      groupSize[d] = static_cast<uint32_t>(cmd.range.localSize[d]);
+      offset[d] = static_cast<uint32_t>(cmd.range.globalOffset[d]);
+    }
+  }
+  setGroupSize(clone, groupSize);
+  if (clone.offset != offset) {
+    if (!device_.context().extensions().globalOffset)
+      core::fail(XPURT_ERROR_UNSUPPORTED,
+                 "{} cannot launch with a global offset (its driver lacks "
+                 "ZE_experimental_global_offset)",
+                 device_.label());
+    check(zeKernelSetGlobalOffsetExp(clone.handle, offset[0], offset[1], offset[2]),
+          "zeKernelSetGlobalOffsetExp");
+    clone.offset = offset;
+  }
+  check(zeCommandListAppendLaunchKernel(list, clone.handle, &groups, signal,
+                                        static_cast<uint32_t>(wait.size()),
+                                        wait.empty() ? nullptr : wait.data()),
+        "zeCommandListAppendLaunchKernel", fmt::format("kernel '{}'", cmd.kernel->name()));
+}
+
+}  // namespace xpurt::level_zero
