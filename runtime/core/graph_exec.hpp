@@ -89,6 +89,9 @@ class GraphExec : public Object {
   // The event of the launch before (null if none or complete): each launch of one executable
   // graph runs after the one before it, from whatever queue.
   Ref<Event> exchangeLastLaunch(const Ref<Event> &next);
+  // Held from exchangeLastLaunch until the launch is submitted: a lowering that queues each
+  // launch's work on queues of its own gets the launches in the order they follow each other.
+  std::mutex &launchMutex() { return launchMutex_; }
 
   // Every use of `from` by the graph's nodes becomes a use of `to` (same size and type) for
   // later launches. INVALID_ARGUMENT if the graph does not use `from`.
@@ -105,6 +108,7 @@ class GraphExec : public Object {
   void replaceProgram(std::shared_ptr<const GraphProgram> program);
 
   Ref<Device> device_;
+  std::mutex launchMutex_;
   std::mutex updateMutex_;  // one rebinding at a time: each starts from the last one's program
   mutable std::mutex mutex_;
   std::shared_ptr<const GraphProgram> program_;

@@ -246,6 +246,7 @@ Ref<Event> TaskQueue::launchGraph(GraphExec &exec) {
   cmd.program = std::move(program);
   Ref<Event> done = newEvent();
   cmd.done = done;
+  std::lock_guard launchLock(exec.launchMutex());
   std::unique_lock lock(submitMutex_, std::defer_lock);
   if (options_.outOfOrder) lock.lock();
   if (Ref<Event> last = exec.exchangeLastLaunch(done)) cmd.waits.push_back(std::move(last));

@@ -4,6 +4,7 @@
 #include "core/host_callback.hpp"
 #include "ze_call.hpp"
 #include "ze_device.hpp"
+#include "ze_graph.hpp"
 
 namespace xpurt::level_zero {
 
@@ -93,6 +94,10 @@ void Completions::run() {
     }
     if (!oldest->finished) {
       if (oldest->func) runHostCallback(*oldest);
+      if (oldest->graph && !oldest->hostStepsRun) {
+        oldest->graph->runHostSteps();
+        oldest->hostStepsRun = true;
+      }
       ze_result_t r =
           zeEventHostSynchronize(oldest->slot->handle, inOrder_ ? UINT64_MAX : kOldestWaitNs);
       if (r == ZE_RESULT_NOT_READY) {
@@ -115,12 +120,16 @@ void Completions::finishSignalled() {
   {
     std::lock_guard lock(mutex_);
     for (size_t i = 1; i < pending_.size(); ++i)
-      if (!pending_[i].finished && !pending_[i].func) later.push_back(&pending_[i]);
+      if (!pending_[i].finished && !needsThisThread(pending_[i])) later.push_back(&pending_[i]);
   }
   for (PendingCommand *c : later) {
     ze_result_t r = zeEventQueryStatus(c->slot->handle);
     if (r != ZE_RESULT_NOT_READY) finish(*c, r, "zeEventQueryStatus");
   }
+}
+
+bool Completions::needsThisThread(const PendingCommand &command) {
+  return command.func || (command.graph && command.graph->hasHostSteps() && !command.hostStepsRun);
 }
 
 void Completions::runHostCallback(PendingCommand &command) {
@@ -164,8 +173,25 @@ void Completions::finish(PendingCommand &command, ze_result_t status, const char
     }
   }
   command.finished = true;
+  if (command.graph) {  // its first failed node, named, rather than the end's status
+    if (std::string failure = command.graph->failure(); !failure.empty()) {
+      failures_->note(failure);
+      if (command.done) {
+        device_.events().remove(command.done.get());
+        command.done->fail(failure, times);
+        command.done = nullptr;
+      }
+    }
+  }
   if (command.done) {
     device_.events().remove(command.done.get());
+    // A graph's recording is idle for the next launch once nothing holds its end event: by
+    // the time the launch's waiters wake, this thread no longer does.
+    if (command.graph) {
+      command.slot = nullptr;
+      command.waits.clear();
+      command.graph = nullptr;
+    }
     if (status == ZE_RESULT_SUCCESS) {
       command.done->complete(times);
     } else {
@@ -183,6 +209,7 @@ void Completions::finish(PendingCommand &command, ze_result_t status, const char
   command.done = nullptr;
   command.waits.clear();
   command.slot = nullptr;
+  command.graph = nullptr;
   command.keep = nullptr;
   command.command = {};
 }

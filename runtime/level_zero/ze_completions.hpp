@@ -14,6 +14,7 @@
 
 namespace xpurt::level_zero {
 
+class GraphRecording;
 class ZeDevice;
 
 struct PendingCommand {
@@ -24,6 +25,10 @@ struct PendingCommand {
   core::Command command;         // holds the views, kernel and params it uses
   XpurtHostFunc func = nullptr;  // a host callback: run once `waits` are signalled
   void *userData = nullptr;
+  // A graph's launch: its host steps run before its end (`slot`) can be signalled, and its
+  // nodes' failures fail it.
+  std::shared_ptr<GraphRecording> graph;
+  bool hostStepsRun = false;
   bool deviceTimes = false;  // the event records kernel timestamps
   uint64_t submitNs = 0;     // when it was appended: a trace's start without device times
   bool finished = false;     // completion thread only
@@ -56,6 +61,9 @@ class Completions final : public core::EventDriver {
 
  private:
   void runHostCallback(PendingCommand &command);
+  // Whether the command needs this thread before it can complete (a host callback, a graph
+  // with host steps still to run).
+  static bool needsThisThread(const PendingCommand &command);
   // Completes the future of a command whose event is signalled (status SUCCESS) or failed.
   void finish(PendingCommand &command, ze_result_t status, const char *call);
   // Out-of-order queues: completes every later command whose event is already signalled.

@@ -4,6 +4,7 @@
 #include "core/config.hpp"
 #include "core/log.hpp"
 #include "ze_call.hpp"
+#include "ze_graph.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -218,6 +219,29 @@ void ZeQueue::openBatch(Lane &lane) {
   lane.fence = open.fence;
 }
 
+void ZeQueue::submitGraph(core::Command &cmd, Lane &lane, PendingCommand &p,
+                          std::vector<ze_event_handle_t> &wait) {
+  auto &exec = static_cast<ZeGraphExec &>(*cmd.graph);
+  // A batched queue submits what it recorded before it waits for a recording in use.
+  ZeGraphExec::Launch launch = exec.prepare(cmd.program, [this] {
+    if (batched_) flushLocked();
+  });
+  p.slot = launch.end;
+  p.graph = launch.recording;
+  p.deviceTimes = false;  // the end event times the last barrier only
+  exec.execute(launch);   // its lists wait for the start event
+  ze_result_t r =
+      zeCommandListAppendBarrier(lane.list, launch.start, static_cast<uint32_t>(wait.size()),
+                                 wait.empty() ? nullptr : wait.data());
+  if (r == ZE_RESULT_SUCCESS) return;
+  // The lists are executing: they start once what the launch follows has completed.
+  if (batched_) flushLocked();
+  for (ze_event_handle_t e : wait) zeEventHostSynchronize(e, UINT64_MAX);
+  zeEventHostSignal(launch.start);
+  zeEventHostSynchronize(launch.end->handle, UINT64_MAX);
+  failCall("zeCommandListAppendBarrier", r, "the start of a graph");
+}
+
 ZeQueue::Lane &ZeQueue::laneFor(const core::Command &cmd) {
   bool copyOrFill = cmd.type == core::Command::Type::Copy || cmd.type == core::Command::Type::Fill;
   if (copyOrFill) return *copy_;  // the compute lane itself where there is no copy lane
@@ -234,6 +258,12 @@ void ZeQueue::drain() {
 }
 
 void ZeQueue::submit(core::Command &&cmd) {
+  using Type = core::Command::Type;
+  // A graph's waits on futures hold back the whole launch.
+  if (cmd.type == Type::Graph)
+    for (const core::GraphProgram::Node &node : cmd.program->nodes)
+      for (const core::Ref<core::Event> &f : node.futures)
+        if (!f->isDone()) cmd.waits.push_back(f);
   // What this command waits for is submitted first where its queue batches (polling a future
   // does that); never under appendMutex_, so two queues waiting on each other cannot deadlock.
   for (const core::Ref<core::Event> &e : cmd.waits)
@@ -242,11 +272,15 @@ void ZeQueue::submit(core::Command &&cmd) {
   Lane *lane = nullptr;  // the lane it is appended to
   std::lock_guard lock(appendMutex_);
   // A host callback runs once what came before it has: that must be submitted.
-  if (batched_ && cmd.type == core::Command::Type::HostCallback) flushLocked();
+  if (batched_ && cmd.type == Type::HostCallback) flushLocked();
   // An in-order queue's barrier orders nothing the chain of events does not already order.
-  if (!cmd.done && cmd.waits.empty() && cmd.type == core::Command::Type::Barrier) return;
+  if (!cmd.done && cmd.waits.empty() && cmd.type == Type::Barrier) return;
   try {
-    p.slot = events_->acquire();
+    if (cmd.type != Type::Graph) p.slot = events_->acquire();  // a graph's is its end
+    // A graph launched again after the last launch completed reuses its recording, which the
+    // end event held here would keep busy.
+    if (cmd.type == Type::Graph && last_ && zeEventQueryStatus(last_->handle) == ZE_RESULT_SUCCESS)
+      last_ = nullptr;
     std::vector<ze_event_handle_t> &wait = waitScratch_;  // reused: no allocation per command
     wait.clear();
     auto waitOn = [&](SlotRef slot) {
@@ -267,9 +301,13 @@ void ZeQueue::submit(core::Command &&cmd) {
     }
     p.deviceTimes = options().profiling;
     p.submitNs = cmd.done && cmd.done->timed() ? core::steadyNowNs() : 0;
-    if (cmd.type == core::Command::Type::HostCallback) {
+    if (cmd.type == Type::HostCallback) {
       p.func = cmd.func;
       p.userData = cmd.userData;
+    } else if (cmd.type == Type::Graph) {
+      lane = compute_;
+      if (batched_) openBatch(*lane);
+      submitGraph(cmd, *lane, p, wait);
     } else {
       lane = &laneFor(cmd);
       if (batched_) openBatch(*lane);

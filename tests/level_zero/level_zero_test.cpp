@@ -298,6 +298,60 @@ TEST_F(LevelZeroTest, ANativeBinaryForAnIntelGpuIsRefusedWithTheBuildLog) {
   EXPECT_NE(message.find("SPIR-V"), std::string::npos) << message;
 }
 
+// A graph's lists are recorded at instantiation and executed again by each launch: every
+// replay runs the same commands from the same regular lists, copies on the copy-only group,
+// each node waiting on its predecessor's event across the engines.
+TEST_F(LevelZeroTest, AGraphReplaysListsRecordedOnceWithCopiesOnTheCopyGroup) {
+  Module spirv(*device, "xpurt_test_spirv");
+  Kernel addInt(spirv, "add_int");
+  constexpr size_t kN = 256;
+  Array<int32_t> in(*device, kN), out(*device, kN);
+  Graph g;
+  g.copyToDevice(in);
+  g.launch(addInt, Range(kN), {Arg::read(in), Arg::write(out), 7});
+  g.copyToHost(out);
+  GraphExec exec = g.instantiate(*device);
+  TaskQueue queue(*device);
+  zeCpu.recordClear();
+  zeCpu.recordStart();
+  constexpr int kReplays = 3;
+  for (int r = 0; r < kReplays; ++r) {
+    for (size_t i = 0; i < kN; ++i) in.hostPtr()[i] = static_cast<int32_t>(i) * r;
+    queue.launch(exec).wait();
+    for (size_t i = 0; i < kN; ++i)
+      ASSERT_EQ(out.hostPtr()[i], static_cast<int32_t>(i) * r + 7) << "replay " << r;
+  }
+  zeCpu.recordStop();
+  std::vector<XpurtZeCpuRecord> records = zeCpu.records();
+  std::vector<const XpurtZeCpuRecord *> copies, launches;
+  for (const XpurtZeCpuRecord &r : records) {
+    if (r.kind == XPURT_ZE_CPU_COMMAND_COPY) copies.push_back(&r);
+    if (r.kind == XPURT_ZE_CPU_COMMAND_LAUNCH) launches.push_back(&r);
+  }
+  ASSERT_EQ(copies.size(), 2u * kReplays);
+  ASSERT_EQ(launches.size(), size_t{kReplays});
+  for (int r = 0; r < kReplays; ++r) {
+    const XpurtZeCpuRecord &copyIn = *copies[2 * r], &launch = *launches[r],
+                           &copyOut = *copies[2 * r + 1];
+    EXPECT_EQ(copyIn.ordinal, 1u) << "a graph's copies go to the copy-only group";
+    EXPECT_EQ(copyOut.ordinal, 1u);
+    EXPECT_EQ(launch.ordinal, 0u);
+    EXPECT_TRUE(dependsOn(records, launch, copyIn.signalEvent));
+    EXPECT_TRUE(dependsOn(records, copyOut, launch.signalEvent));
+    EXPECT_EQ(launch.commandList, launches[0]->commandList)
+        << "replay " << r << " ran another list: the graph was recorded again";
+    EXPECT_EQ(copyIn.commandList, copies[0]->commandList);
+  }
+  // Not the queue's own list: a launch on the queue runs from another.
+  zeCpu.recordClear();
+  zeCpu.recordStart();
+  queue.launch(addInt, Range(kN), {Arg::read(in), Arg::write(out), 1});
+  queue.sync();
+  zeCpu.recordStop();
+  for (const XpurtZeCpuRecord &r : zeCpu.records())
+    if (r.kind == XPURT_ZE_CPU_COMMAND_LAUNCH) EXPECT_NE(r.commandList, launches[0]->commandList);
+}
+
 // Two drivers at once (ISPCRT failed on an integrated plus a discrete GPU): run by ctest with
 // ZE_ENABLE_ALT_DRIVERS naming the driver twice under two file names, which the loader
 // loads as two drivers, each with its own device and context.
