@@ -289,6 +289,13 @@ ZeGraphExec::ZeGraphExec(core::Ref<ZeDevice> device, std::shared_ptr<const Graph
 
 ZeGraphExec::~ZeGraphExec() = default;
 
+bool ZeGraphExec::runsAsOneCommand() const {
+  std::lock_guard lock(lanes_->mutex);
+  return recordings_.size() < kMaxRecordings ||
+         std::any_of(recordings_.begin(), recordings_.end(),
+                     [](const auto &r) { return !r->busy_; });
+}
+
 ZeGraphExec::Launch ZeGraphExec::prepare(const std::shared_ptr<const GraphProgram> &program,
                                          const std::function<void()> &beforeWaiting) {
   std::unique_lock lock(lanes_->mutex);

@@ -10,12 +10,13 @@
 // barrier on the sinks that signals the recording's end event.
 //
 // A launch takes an idle recording of the program it runs (recording again one made from an
-// earlier binding, or a new one, up to kMaxRecordings), executes its lists, and has the
-// launching queue signal the start event once the launch's waits are done; the queue's later
-// commands wait on the end event. Host callbacks are host steps the queue's completion thread
-// runs once their predecessors' events are signalled, signalling the callback's event after
-// it. A recording is reused once nothing holds its end event any more: its events are reset
-// then. Level Zero 1.4 has no mutable command lists, so rebinding records again, lazily.
+// earlier binding, or a new one, up to kMaxRecordings; past that, the launch runs node by node
+// through the queue), executes its lists, and has the launching queue signal the start event
+// once the launch's waits are done; the queue's later commands wait on the end event. Host
+// callbacks are host steps the queue's completion thread runs once their predecessors' events are
+// signalled, signalling the callback's event after it. A recording is reused once nothing holds its
+// end event any more: its events are reset then. Level Zero 1.4 has no mutable command lists, so
+// rebinding records again, lazily.
 #pragma once
 
 #include "core/graph_exec.hpp"
@@ -100,7 +101,9 @@ class ZeGraphExec final : public core::GraphExec {
   ZeGraphExec(core::Ref<ZeDevice> device, std::shared_ptr<const core::GraphProgram> program);
   ~ZeGraphExec() override;
 
-  bool runsAsOneCommand() const override { return true; }
+  // While every recording is in use (launches in flight, or held back by their waits), a
+  // launch runs node by node through the queue instead (core's lowering) rather than wait.
+  bool runsAsOneCommand() const override;
 
   struct Launch {
     std::shared_ptr<GraphRecording> recording;

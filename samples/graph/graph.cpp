@@ -122,9 +122,8 @@ int main(int argc, char **argv) try {
   double build = std::chrono::duration<double>(Clock::now() - buildStart).count();
   std::printf("graph of %u nodes built and instantiated in %.2f ms\n", graph.size(), build * 1e3);
 
-  // Profiling: the launch's future times the whole graph. Out of order: where the device runs
-  // a graph node by node (Level Zero, CUDA), tiles of one anti-diagonal can then run on
-  // several engines; an in-order queue runs them one by one.
+  // Profiling: the launch's future times the whole graph. Every device runs independent tiles
+  // of one anti-diagonal side by side, whatever the queue.
   xpurt::TaskQueue queue(device, {xpurt::Engine::Any, true, true});
   const xpurt::MemoryView *bound = &srcA;
   float scale = builtScale;

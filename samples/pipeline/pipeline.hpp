@@ -108,9 +108,8 @@ class Pipeline {
     return exec_;
   }
 
-  // Replays the graph (building it first if need be) and waits for it. Out of order: where the
-  // device runs a graph node by node (Level Zero), such a queue has the copy engine and more
-  // compute engines for the nodes to spread over; an in-order one runs them one by one.
+  // Replays the graph (building it first if need be) and waits for it. Every device spreads the
+  // graph's copies and kernels over its engines itself, whatever the queue.
   void graph() {
     const xpurt::GraphExec &exec = instantiateGraph();
     xpurt::TaskQueue queue(device_, {xpurt::Engine::Any, true});

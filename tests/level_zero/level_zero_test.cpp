@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -350,6 +351,47 @@ TEST_F(LevelZeroTest, AGraphReplaysListsRecordedOnceWithCopiesOnTheCopyGroup) {
   zeCpu.recordStop();
   for (const XpurtZeCpuRecord &r : zeCpu.records())
     if (r.kind == XPURT_ZE_CPU_COMMAND_LAUNCH) EXPECT_NE(r.commandList, launches[0]->commandList);
+}
+
+// Launches in flight past the graph's four recordings run node by node through the queue
+// instead of waiting for a recording: here all of them wait for a gate the host opens last.
+TEST_F(LevelZeroTest, AGraphLaunchedPastItsRecordingsRunsNodeByNodeWithoutWaiting) {
+  Module spirv(*device, "xpurt_test_spirv");
+  Kernel addInt(spirv, "add_int");
+  Module tasks(*device, "xpurt_test_tasks");
+  constexpr size_t kN = 64;
+  Array<int32_t, AllocType::Shared> data(*device, kN);
+  for (size_t i = 0; i < kN; ++i) data.hostPtr()[i] = 0;
+  Array<int32_t, AllocType::Shared> flags(*device, 2);
+  flags.hostPtr()[0] = flags.hostPtr()[1] = 0;
+  Array<GateParams, AllocType::Shared> gateParams(*device);
+  *gateParams.hostPtr() = {flags.devicePtr(), flags.devicePtr() + 1};
+  TaskQueue gateQueue(*device);
+  Future gate = gateQueue.launch(Kernel(tasks, "gate"), gateParams, 1);
+  Graph g;
+  auto held = g.wait({gate});
+  g.launch(addInt, Range(kN), {data, data, 1}, {held});
+  GraphExec exec = g.instantiate(*device);
+  TaskQueue queue(*device);
+  zeCpu.recordClear();
+  zeCpu.recordStart();
+  constexpr int kLaunches = 8;
+  for (int i = 0; i < kLaunches; ++i) queue.launch(exec);
+  std::atomic_ref<int32_t>(flags.hostPtr()[1]).store(1);
+  queue.sync();
+  zeCpu.recordStop();
+  for (size_t i = 0; i < kN; ++i) ASSERT_EQ(data.hostPtr()[i], kLaunches) << "at " << i;
+  // The gate's launch runs first; then the graph's, from the lists of four recordings and the
+  // queue's own.
+  std::vector<XpurtZeCpuRecord> records = zeCpu.records();
+  std::set<ze_command_list_handle_t> lists;
+  const XpurtZeCpuRecord *gateLaunch = nullptr;
+  for (const XpurtZeCpuRecord &r : records)
+    if (r.kind == XPURT_ZE_CPU_COMMAND_LAUNCH && (!gateLaunch || r.sequence < gateLaunch->sequence))
+      gateLaunch = &r;
+  for (const XpurtZeCpuRecord &r : records)
+    if (r.kind == XPURT_ZE_CPU_COMMAND_LAUNCH && &r != gateLaunch) lists.insert(r.commandList);
+  EXPECT_EQ(lists.size(), 5u);
 }
 
 // Two drivers at once (ISPCRT failed on an integrated plus a discrete GPU): run by ctest with
