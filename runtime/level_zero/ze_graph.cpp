@@ -105,14 +105,17 @@ void GraphRecording::record(std::shared_ptr<const GraphProgram> program) {
     const GraphLanes::Queue &queue = lanes_->queues[l];
     if (lane.list) {
       check(zeCommandListReset(lane.list), "zeCommandListReset", "a graph's list");
-      continue;
+    } else {
+      auto desc = zeStruct<ze_command_list_desc_t>(ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC);
+      desc.commandQueueGroupOrdinal = queue.ordinal;
+      check(zeCommandListCreate(device.context().handle(), device.handle(), &desc, &lane.list),
+            "zeCommandListCreate", fmt::format("a graph's list of queue group {}", queue.ordinal));
     }
-    auto desc = zeStruct<ze_command_list_desc_t>(ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC);
-    desc.commandQueueGroupOrdinal = queue.ordinal;
-    check(zeCommandListCreate(device.context().handle(), device.handle(), &desc, &lane.list),
-          "zeCommandListCreate", fmt::format("a graph's list of queue group {}", queue.ordinal));
-    auto fenceDesc = zeStruct<ze_fence_desc_t>(ZE_STRUCTURE_TYPE_FENCE_DESC);
-    check(zeFenceCreate(queue.handle, &fenceDesc, &lane.fence), "zeFenceCreate", "a graph's fence");
+    if (!lane.fence) {
+      auto fenceDesc = zeStruct<ze_fence_desc_t>(ZE_STRUCTURE_TYPE_FENCE_DESC);
+      check(zeFenceCreate(queue.handle, &fenceDesc, &lane.fence), "zeFenceCreate",
+            "a graph's fence");
+    }
   }
   preds_ = p.predecessors();
   keep_.clear();

@@ -394,6 +394,55 @@ TEST_F(LevelZeroTest, AGraphLaunchedPastItsRecordingsRunsNodeByNodeWithoutWaitin
   EXPECT_EQ(lists.size(), 5u);
 }
 
+// The driver failing on a graph's path is an error naming the call, at instantiation or at a
+// launch, and the graph and its queue go on working: a list that could not be executed, or
+// whose start could not be appended, does not leave the others waiting forever.
+TEST_F(LevelZeroTest, DriverFailuresOnAGraphsPathAreErrorsThatLeaveItUsable) {
+  Module spirv(*device, "xpurt_test_spirv");
+  Kernel addInt(spirv, "add_int");
+  constexpr size_t kN = 64;
+  Array<int32_t> in(*device, kN), out(*device, kN);
+  for (size_t i = 0; i < kN; ++i) in.hostPtr()[i] = static_cast<int32_t>(i);
+  Graph g;
+  g.copyToDevice(in);
+  g.launch(addInt, Range(kN), {Arg::read(in), Arg::write(out), 3});
+  g.copyToHost(out);
+  ASSERT_EQ(zeCpu.setFaults("zeCommandListCreate=ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY"), 0);
+  try {
+    g.instantiate(*device);
+    ADD_FAILURE() << "instantiation succeeded without command lists";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), XPURT_ERROR_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(e.what()).find("zeCommandListCreate"), std::string::npos) << e.what();
+  }
+  zeCpu.setFaults("");
+  GraphExec exec = g.instantiate(*device);
+  TaskQueue queue(*device);
+  // The first list executed, the second (the copy lane's), and the start's barrier.
+  for (std::string fault : {"zeCommandQueueExecuteCommandLists=ZE_RESULT_ERROR_DEVICE_LOST@1",
+                            "zeCommandQueueExecuteCommandLists=ZE_RESULT_ERROR_DEVICE_LOST@2",
+                            "zeCommandListAppendBarrier=ZE_RESULT_ERROR_DEVICE_LOST@1"}) {
+    SCOPED_TRACE(fault);
+    std::string call = fault.substr(0, fault.find('='));
+    ASSERT_EQ(zeCpu.setFaults(fault.c_str()), 0);
+    try {
+      queue.launch(exec).wait();
+      ADD_FAILURE() << "the launch succeeded";
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find(call), std::string::npos) << e.what();
+    }
+    zeCpu.setFaults("");
+    try {
+      queue.sync();  // may report the failure again
+    } catch (const Error &) {
+    }
+    for (size_t i = 0; i < kN; ++i) out.hostPtr()[i] = 0;
+    queue.launch(exec).wait();
+    for (size_t i = 0; i < kN; ++i)
+      ASSERT_EQ(out.hostPtr()[i], static_cast<int32_t>(i) + 3) << "after " << fault << ", at " << i;
+  }
+}
+
 // Two drivers at once (ISPCRT failed on an integrated plus a discrete GPU): run by ctest with
 // ZE_ENABLE_ALT_DRIVERS naming the driver twice under two file names, which the loader
 // loads as two drivers, each with its own device and context.
