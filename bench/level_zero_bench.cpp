@@ -17,6 +17,14 @@
 //   enqueue_copy/xpurt_batched  the same on a batched queue
 //   enqueue_copy/ze_direct      zeCommandListAppendMemoryCopy of 4 KiB, no event
 // Every 4,096 operations the queue is synced outside the timing.
+//
+// A chain of N empty launches replayed and waited for, per node (counter per_node):
+//   graph_chain/xpurt_graph/N     an executable graph launched on the queue (lists recorded
+//                                 once, executed again)
+//   graph_chain/xpurt_queue/N     the N launches enqueued on the queue, then a sync: what the
+//                                 graph replaces
+//   graph_chain/ze_regular_list/N the N launches on a regular list closed once, executed and
+//                                 synchronized directly: the floor
 #include "ze_cpu/ze_cpu_inspect.h"
 
 #include <xpurt/xpurt.hpp>
@@ -274,6 +282,73 @@ void BM_Copy_Direct(benchmark::State &state) {
       [&] { d.syncImmediate(); });
 }
 BENCHMARK(BM_Copy_Direct)->Name("enqueue_copy/ze_direct");
+
+void perNode(benchmark::State &state) {
+  state.counters["per_node"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * state.range(0)),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_GraphChain_XpurtGraph(benchmark::State &state) {
+  XpurtSide &x = xpurtSide();
+  xpurt::Array<uint64_t> params(x.device, 1);  // the kernel reads none
+  xpurt::Graph graph;
+  xpurt::Deps last;
+  for (int64_t i = 0; i < state.range(0); ++i)
+    last = {graph.launch(x.empty, params, 1, 1, 1, last)};
+  xpurt::GraphExec exec = graph.instantiate(x.device);
+  for (auto _ : state) x.queue.launch(exec).wait();
+  perNode(state);
+}
+BENCHMARK(BM_GraphChain_XpurtGraph)
+    ->Name("graph_chain/xpurt_graph")
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->UseRealTime();
+
+void BM_GraphChain_XpurtQueue(benchmark::State &state) {
+  XpurtSide &x = xpurtSide();
+  for (auto _ : state) {
+    for (int64_t i = 0; i < state.range(0); ++i) x.queue.launch(x.empty, 1);
+    x.queue.sync();
+  }
+  perNode(state);
+}
+BENCHMARK(BM_GraphChain_XpurtQueue)
+    ->Name("graph_chain/xpurt_queue")
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->UseRealTime();
+
+void BM_GraphChain_ZeRegularList(benchmark::State &state) {
+  DirectSide &d = directSide();
+  ze_command_list_desc_t listDesc{ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};
+  ze_command_list_handle_t list = nullptr;
+  ze(zeCommandListCreate(d.context, d.device, &listDesc, &list), "zeCommandListCreate");
+  ze_group_count_t groups{1, 1, 1};
+  // In order: a barrier between launches, as a chain needs on a device that overlaps them.
+  for (int64_t i = 0; i < state.range(0); ++i) {
+    ze(zeCommandListAppendLaunchKernel(list, d.kernel, &groups, nullptr, 0, nullptr),
+       "zeCommandListAppendLaunchKernel");
+    ze(zeCommandListAppendBarrier(list, nullptr, 0, nullptr), "zeCommandListAppendBarrier");
+  }
+  ze(zeCommandListClose(list), "zeCommandListClose");
+  for (auto _ : state) {
+    ze(zeCommandQueueExecuteCommandLists(d.queue, 1, &list, nullptr),
+       "zeCommandQueueExecuteCommandLists");
+    ze(zeCommandQueueSynchronize(d.queue, UINT64_MAX), "zeCommandQueueSynchronize");
+  }
+  zeCommandListDestroy(list);
+  perNode(state);
+}
+BENCHMARK(BM_GraphChain_ZeRegularList)
+    ->Name("graph_chain/ze_regular_list")
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(1000)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -55,10 +55,52 @@ void CpuGraphExec::spawn(const GraphProgram &program, uint32_t node, tbb::task_g
   });
 }
 
-void CpuGraphExec::runFrom(const GraphProgram &program, uint32_t node, tbb::task_group &group) {
+namespace {
+
+// Successors past which a node's are counted down in parallel, and the edges a task counts down
+// itself.
+constexpr uint32_t kSplitAbove = 16;
+constexpr uint32_t kLeafEdges = 4;
+// Fan-outs one thread runs nodes inside of before it hands ready nodes to tasks instead.
+constexpr uint32_t kMaxInlineDepth = 32;
+
+}  // namespace
+
+void CpuGraphExec::releaseRange(const GraphProgram &program, uint32_t begin, uint32_t end, bool ran,
+                                tbb::task_group &group, uint32_t depth) {
+  while (end - begin > kLeafEdges) {
+    uint32_t mid = begin + (end - begin) / 2;
+    const uint32_t *token = &program.succs[mid];
+    TbbHandOff::sendTask(const_cast<uint32_t *>(token));
+    group.run([this, &program, mid, end, ran, &group, token] {
+      TbbHandOff::receiveTask(const_cast<uint32_t *>(token));
+      releaseRange(program, mid, end, ran, group, 0);
+      TbbHandOff::sendTask(&joinToken_);
+    });
+    end = mid;
+  }
+  for (uint32_t e = begin; e < end; ++e) {
+    uint32_t s = program.succs[e];
+    // The flag is published by the decrement that follows it.
+    if (!ran) skipped_[s].store(1, std::memory_order_relaxed);
+    if (unmet_[s].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+    if (depth < kMaxInlineDepth)
+      runFrom(program, s, group, depth + 1);
+    else
+      spawn(program, s, group);
+  }
+}
+
+void CpuGraphExec::runFrom(const GraphProgram &program, uint32_t node, tbb::task_group &group,
+                           uint32_t depth) {
   constexpr uint32_t kNone = ~0u;
   for (;;) {
     bool ran = !skipped_[node].load(std::memory_order_relaxed) && runNode(program, node);
+    const GraphProgram::Node &done = program.nodes[node];
+    if (done.numSuccs > kSplitAbove) {
+      releaseRange(program, done.firstSucc, done.firstSucc + done.numSuccs, ran, group, depth);
+      return;
+    }
     uint32_t next = kNone;
     for (uint32_t s : program.successors(node)) {
       // The flag is published by the decrement that follows it.

@@ -1,8 +1,11 @@
 // The CPU's lowering of a graph: the flattened program run as a DAG of dependency counters in
 // the device's oneTBB arena. A node that completes counts down its successors; the one that
 // reaches zero first runs next on the same thread (a chain costs a decrement per node), the
-// others become tasks of one task group. Counters and flags are the executable graph's own,
-// reset at each launch: a replay allocates nothing but oneTBB's tasks. Launches of one
+// others become tasks of one task group. A node of many successors has them counted down in
+// parallel instead: the range is halved, one half handed to another task, down to a few edges
+// that a task counts down and runs itself, so a wide fan-out costs spawns spread over every
+// thread rather than one thread spawning a task per node. Counters and flags are the executable
+// graph's own, reset at each launch: a replay allocates nothing but oneTBB's tasks. Launches of one
 // executable graph are ordered by the queue (each waits for the one before), so one set of
 // counters serves them all.
 #pragma once
@@ -32,7 +35,13 @@ class CpuGraphExec final : public core::GraphExec {
  private:
   // Runs node and what it makes ready as a task of group.
   void spawn(const core::GraphProgram &program, uint32_t node, tbb::task_group &group);
-  void runFrom(const core::GraphProgram &program, uint32_t node, tbb::task_group &group);
+  // depth: fan-outs this thread is inside of, which bounds its stack.
+  void runFrom(const core::GraphProgram &program, uint32_t node, tbb::task_group &group,
+               uint32_t depth = 0);
+  // Counts down the successors in succs[begin, end) of a node that ran (or did not) and runs
+  // those it makes ready, splitting the range over tasks.
+  void releaseRange(const core::GraphProgram &program, uint32_t begin, uint32_t end, bool ran,
+                    tbb::task_group &group, uint32_t depth);
   bool runNode(const core::GraphProgram &program, uint32_t node);
 
   CpuDevice &cpu_;

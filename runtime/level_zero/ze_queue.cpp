@@ -229,7 +229,12 @@ void ZeQueue::submitGraph(core::Command &cmd, Lane &lane, PendingCommand &p,
   p.slot = launch.end;
   p.graph = launch.recording;
   p.deviceTimes = false;  // the end event times the last barrier only
-  exec.execute(launch);   // its lists wait for the start event
+  if (wait.empty()) {     // nothing to follow: started here, without a barrier's hop
+    check(zeEventHostSignal(launch.start), "zeEventHostSignal", "the start of a graph");
+    exec.execute(launch);
+    return;
+  }
+  exec.execute(launch);  // its lists wait for the start event
   ze_result_t r =
       zeCommandListAppendBarrier(lane.list, launch.start, static_cast<uint32_t>(wait.size()),
                                  wait.empty() ? nullptr : wait.data());

@@ -296,6 +296,35 @@ TEST_P(GraphTest, AFailedNodeFailsTheLaunchAndHoldsBackItsSuccessors) {
   EXPECT_EQ(beside.load(), 2);
 }
 
+// A node of many successors (the CPU counts them down in parallel): all of them run after it,
+// and none does after it fails.
+TEST_P(GraphTest, AWideFanOutRunsAfterItsRootAndNotAfterItFails) {
+  constexpr int kWide = 100;
+  std::atomic<bool> failNow{false}, rootDone{false};
+  std::atomic<int> ran{0}, early{0};
+  Graph g;
+  auto root = g.hostCallback([&] {
+    if (failNow) throw std::runtime_error("the root failed");
+    rootDone = true;
+  });
+  for (int i = 0; i < kWide; ++i)
+    g.hostCallback(
+        [&] {
+          if (!rootDone) ++early;
+          ++ran;
+        },
+        {root});
+  GraphExec exec = g.instantiate(device);
+  queue.launch(exec).wait();
+  EXPECT_EQ(ran.load(), kWide);
+  EXPECT_EQ(early.load(), 0) << "a successor ran before the root";
+  failNow = true;
+  rootDone = false;
+  EXPECT_THROW(queue.launch(exec).wait(), Error);
+  EXPECT_THROW(queue.sync(), Error);
+  EXPECT_EQ(ran.load(), kWide) << "a successor of the failed root ran";
+}
+
 TEST_P(GraphTest, ErrorsLeaveEverythingUsable) {
   Graph g;
   auto a = g.empty();

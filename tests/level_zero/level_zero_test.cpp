@@ -418,12 +418,16 @@ TEST_F(LevelZeroTest, DriverFailuresOnAGraphsPathAreErrorsThatLeaveItUsable) {
   zeCpu.setFaults("");
   GraphExec exec = g.instantiate(*device);
   TaskQueue queue(*device);
-  // The first list executed, the second (the copy lane's), and the start's barrier.
+  // The first list executed, the second (the copy lane's), and the barrier that starts a launch
+  // after pending work.
   for (std::string fault : {"zeCommandQueueExecuteCommandLists=ZE_RESULT_ERROR_DEVICE_LOST@1",
                             "zeCommandQueueExecuteCommandLists=ZE_RESULT_ERROR_DEVICE_LOST@2",
                             "zeCommandListAppendBarrier=ZE_RESULT_ERROR_DEVICE_LOST@1"}) {
     SCOPED_TRACE(fault);
     std::string call = fault.substr(0, fault.find('='));
+    // The start is a barrier only when the launch follows work still pending.
+    if (call == "zeCommandListAppendBarrier")
+      queue.hostCallback([] { std::this_thread::sleep_for(std::chrono::milliseconds(50)); });
     ASSERT_EQ(zeCpu.setFaults(fault.c_str()), 0);
     try {
       queue.launch(exec).wait();
