@@ -38,7 +38,7 @@ struct GraphLanes;
 // One recording of a program, used by one launch at a time.
 class GraphRecording {
  public:
-  GraphRecording(std::shared_ptr<GraphLanes> lanes);
+  explicit GraphRecording(std::shared_ptr<GraphLanes> lanes);
   ~GraphRecording();
   GraphRecording(const GraphRecording &) = delete;
   GraphRecording &operator=(const GraphRecording &) = delete;
