@@ -174,7 +174,6 @@ std::string stderrNote(const std::string &tail) {
   return "; it reported: " + tail.substr(0, end + 1);
 }
 
-// What the worker made of the request: its answer bytes, or an Error saying how it ended.
 // The words of messages about one job: compiling, or linking (kSpirvLinker).
 struct JobWords {
   const char *ing, *ed, *process;
@@ -184,6 +183,7 @@ JobWords jobWords(std::string_view backend) {
   return {"compiling", "compiled", "that translates and compiles it"};
 }
 
+// What the worker made of the request: its answer bytes, or an Error saying how it ended.
 std::string runWorker(const std::string &program, const std::string &request,
                       const std::string &name, JobWords job) {
   // Read first: a bad value must fail the load before a worker is started.
