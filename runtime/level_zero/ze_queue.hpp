@@ -65,7 +65,8 @@ class ZeQueue final : public core::TaskQueue {
   void flush();
   // Gives the lane an open batch if a failed flush left it without one.
   void openBatch(Lane &lane);
-  // Runs a graph's recording: a barrier on the lane starts it after the command's waits.
+  // Runs a graph's recording (ze_graph.hpp), started by a barrier on the lane after the
+  // command's waits, or at once from the host when it has none.
   void submitGraph(core::Command &cmd, Lane &lane, PendingCommand &p,
                    std::vector<ze_event_handle_t> &wait);
 
