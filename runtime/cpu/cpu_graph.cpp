@@ -135,9 +135,7 @@ std::string CpuGraphExec::run(const GraphProgram &program) {
     TbbHandOff::receiveTask(&joinToken_);
   };
   TbbHandOff handOff;
-  handOff.send();
-  cpu_.arenaForLaunch().execute(handOff.wrap(body));
-  handOff.joined();
+  handOff.handOver([&] { cpu_.arenaForLaunch().execute(handOff.wrap(body)); });
   std::lock_guard lock(failureMutex_);
   return std::move(failure_);
 }

@@ -58,9 +58,7 @@ void CommandRunner::runLaunches(core::Command *const *launches, size_t count) {
     for (size_t i = 0; i < count; ++i) finish(*launches[i]);
   };
   TbbHandOff handOff;
-  handOff.send();
-  device_->arenaForLaunch().execute(handOff.wrap(run));
-  handOff.joined();
+  handOff.handOver([&] { device_->arenaForLaunch().execute(handOff.wrap(run)); });
 }
 
 bool CommandRunner::runPending() {

@@ -63,9 +63,7 @@ void runLaunch(const Launch &l) {
   }
   auto body = [&](int i) { runTask(l, i); };
   TbbHandOff handOff;
-  handOff.send();
-  tbb::parallel_for(0, total, handOff.wrap(body));
-  handOff.joined();
+  handOff.handOver([&] { tbb::parallel_for(0, total, handOff.wrap(body)); });
 }
 
 }  // namespace

@@ -110,9 +110,7 @@ void OutOfOrderRunner::computeEngineLoop() {
     // workers only (one fewer than its threads).
     auto helpLaunches = [&] { group_->wait(); };
     TbbHandOff handOff;
-    handOff.send();
-    device_->arena().execute(handOff.wrap(helpLaunches));
-    handOff.joined();
+    handOff.handOver([&] { device_->arena().execute(handOff.wrap(helpLaunches)); });
     lock.lock();
   }
   lock.unlock();

@@ -111,9 +111,9 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
     runGroups(tbb::blocked_range<uint64_t>(0, 1));
   } else {
     TbbHandOff handOff;
-    handOff.send();
-    tbb::parallel_for(tbb::blocked_range<uint64_t>(0, total), handOff.wrap(runGroups));
-    handOff.joined();
+    handOff.handOver([&] {
+      tbb::parallel_for(tbb::blocked_range<uint64_t>(0, total), handOff.wrap(runGroups));
+    });
   }
   if (uint64_t g = divergentGroup.load()) {
     --g;

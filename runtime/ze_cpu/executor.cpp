@@ -96,9 +96,7 @@ void CommandRunner::run(std::span<Command> commands, CommandList *source) {
       for (size_t k = i; k < end; ++k) runOne(commands[k], source);
     };
     cpu::TbbHandOff handOff;
-    handOff.send();
-    device_.cpu().arenaForLaunch().execute(handOff.wrap(body));
-    handOff.joined();
+    handOff.handOver([&] { device_.cpu().arenaForLaunch().execute(handOff.wrap(body)); });
     i = end;
   }
 }
