@@ -1,20 +1,25 @@
-// CPU workloads, each three ways in one run: <workload>/xpurt_cpu (the OpenCL C source built
+// CPU workloads, each four ways in one run: <workload>/xpurt_cpu (the OpenCL C source built
 // to SPIR-V, run by xpurt's JIT), <workload>/native_tbb (the same algorithm in C++, -O3
-// -march=native, tbb::parallel_for) and <workload>/pocl (the same OpenCL C source through PoCL).
-// Also the time to get a small module ready to run: jit_small_module/*.
+// -march=native, tbb::parallel_for), <workload>/pocl (the same OpenCL C source through PoCL)
+// and <workload>/intel_ocl (the same SPIR-V through Intel's CPU runtime for OpenCL, in a
+// process of its own, with as many threads as xpurt's CPU device).
+// Also the time to get a module ready to run: jit_small_module/* and jit_workloads_module/*.
 #include <xpurt/xpurt.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <random>
+#include <thread>
 
 #include "native_workloads.hpp"
-#include "pocl_runner.hpp"
+#include "opencl_process.hpp"
+#include "pocl_host.hpp"
 
 namespace xpurt::bench {
 namespace {
@@ -30,13 +35,13 @@ std::string readText(const fs::path &p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Shared memory, so that the OpenCL runtime in a process of its own works on it too.
 template <class T>
 struct Buffer {
   explicit Buffer(size_t n)
-      : size(n),
-        data(static_cast<T *>(std::aligned_alloc(4096, (n * sizeof(T) + 4095) / 4096 * 4096))) {}
-  ~Buffer() { std::free(data); }
+      : size(n), memory(n * sizeof(T)), data(static_cast<T *>(memory.data())) {}
   size_t size;
+  SharedMemory memory;
   T *data;
   size_t bytes() const { return size * sizeof(T); }
 };
@@ -58,37 +63,86 @@ Xpurt &xpurt() {
   return x;
 }
 
-Pocl &pocl() {
-  static Pocl p = [] {
-    Pocl q;
-    if (q.available()) q.build(readText(programFolder() / "xpurt_bench_workloads.cl"));
-    return q;
+PoclHost &pocl() {
+  static PoclHost p;
+  static bool built = [] {
+    if (p.available()) p.build(readText(programFolder() / "xpurt_bench_workloads.cl"));
+    return true;
   }();
+  (void)built;
   return p;
 }
 
-bool skipWithoutPocl(benchmark::State &state) {
-  if (pocl().available()) return false;
-  state.SkipWithError(pocl().why().c_str());
+// Where tools/install-intel-opencl-cpu.sh put Intel's runtime: XPURT_BENCH_INTEL_OPENCL, else
+// the build tree's intel-opencl folder.
+fs::path intelOpenClFolder() {
+  if (const char *dir = std::getenv("XPURT_BENCH_INTEL_OPENCL")) return dir;
+  return XPURT_BENCH_INTEL_OPENCL_DEFAULT;
+}
+
+unsigned xpurtThreads() {
+  if (const char *n = std::getenv("XPURT_CPU_THREADS")) return static_cast<unsigned>(std::atoi(n));
+  return std::thread::hardware_concurrency();
+}
+
+std::unique_ptr<OpenClProcess> startIntelOpenCl() {
+  fs::path vendors = intelOpenClFolder() / "etc/OpenCL/vendors";
+  std::vector<std::string> env = {
+      "OCL_ICD_VENDORS=" + vendors.string(),
+      // A variable set by the caller wins: CL_CONFIG_USE_VECTORIZER=False, for one.
+      "CL_CONFIG_CPU_TBB_NUM_WORKERS=" + std::to_string(xpurtThreads())};
+  auto intel = std::make_unique<OpenClProcess>(
+      (programFolder() / "xpurt_bench_opencl_child").string(), "Intel", env);
+  if (!fs::exists(vendors / "intel-cpu.icd"))
+    return intel;  // its why() says what the child found instead
+  if (intel->available()) intel->build((programFolder() / "xpurt_bench_workloads.spv").string());
+  return intel;
+}
+
+OpenClProcess &intelOpenCl() {
+  static std::unique_ptr<OpenClProcess> intel = startIntelOpenCl();
+  return *intel;
+}
+
+std::string intelMissing() {
+  return "Intel's CPU runtime for OpenCL is not in " + intelOpenClFolder().string() +
+         " (install it with tools/install-intel-opencl-cpu.sh " + intelOpenClFolder().string() +
+         "): " + intelOpenCl().why();
+}
+
+// The four ways of one workload share its data and its check.
+enum class Impl { Xpurt, Native, Pocl, IntelOcl };
+
+OpenClHost &openCl(Impl impl) {
+  if (impl == Impl::Pocl) return pocl();
+  return intelOpenCl();
+}
+
+// True (and the benchmark skipped with why) when impl is an OpenCL runtime that is missing.
+bool skipWithoutOpenCl(benchmark::State &state, Impl impl) {
+  if (impl == Impl::Xpurt || impl == Impl::Native || openCl(impl).available()) return false;
+  std::string why = impl == Impl::Pocl ? pocl().why() : intelMissing();
+  state.SkipWithError(why.c_str());
   return true;
 }
 
-// The three ways of one workload share its data and its check.
-enum class Impl { Xpurt, Native, Pocl };
+void releaseAll(Impl impl, const std::vector<int> &buffers) {
+  for (int b : buffers) openCl(impl).release(b);
+}
 
 // ---- saxpy ------------------------------------------------------------------------------
 
 constexpr int kSaxpyN = 64 << 20;
 
 void BM_Saxpy(benchmark::State &state, Impl impl) {
-  if (impl == Impl::Pocl && skipWithoutPocl(state)) return;
+  if (skipWithoutOpenCl(state, impl)) return;
   Buffer<float> x(kSaxpyN), y(kSaxpyN);
   fillRandom(x, -1, 1);
   std::fill_n(y.data, kSaxpyN, 1.0f);
   float a = 2.0f;
   std::function<void()> run;
   std::unique_ptr<Array<float>> xv, yv;
-  cl_mem xb = nullptr, yb = nullptr;
+  std::vector<int> buffers;  // the OpenCL implementation's
   if (impl == Impl::Xpurt) {
     xv = std::make_unique<Array<float>>(xpurt().device, x.data, x.size);
     yv = std::make_unique<Array<float>>(xpurt().device, y.data, y.size);
@@ -99,12 +153,14 @@ void BM_Saxpy(benchmark::State &state, Impl impl) {
   } else if (impl == Impl::Native) {
     run = [&] { nativeSaxpy(y.data, x.data, a, kSaxpyN); };
   } else {
-    xb = pocl().wrap(x.data, x.bytes()), yb = pocl().wrap(y.data, y.bytes());
-    cl_kernel k = pocl().kernel("saxpy");
-    pocl().arg(k, 0, yb), pocl().arg(k, 1, xb), pocl().arg(k, 2, a), pocl().arg(k, 3, kSaxpyN);
-    run = [=] {
+    OpenClHost &cl = openCl(impl);
+    buffers = {cl.wrap(x.memory), cl.wrap(y.memory)};
+    int k = cl.kernel("saxpy");
+    cl.memArg(k, 0, buffers[1]), cl.memArg(k, 1, buffers[0]), cl.arg(k, 2, a);
+    cl.arg(k, 3, kSaxpyN);
+    run = [&cl, k] {
       size_t global = kSaxpyN, local = 256;
-      pocl().run(k, 1, &global, &local);
+      cl.run(k, 1, &global, &local);
     };
   }
   run();
@@ -112,7 +168,7 @@ void BM_Saxpy(benchmark::State &state, Impl impl) {
     state.SkipWithError("wrong saxpy result");
   for (auto _ : state) run();
   state.SetBytesProcessed(state.iterations() * 3 * x.bytes());
-  if (xb) pocl().release(xb), pocl().release(yb);
+  releaseAll(impl, buffers);
 }
 
 // ---- math-heavy element-wise ------------------------------------------------------------
@@ -120,12 +176,12 @@ void BM_Saxpy(benchmark::State &state, Impl impl) {
 constexpr int kMathN = 16 << 20;
 
 void BM_MathHeavy(benchmark::State &state, Impl impl) {
-  if (impl == Impl::Pocl && skipWithoutPocl(state)) return;
+  if (skipWithoutOpenCl(state, impl)) return;
   Buffer<float> x(kMathN), y(kMathN);
   fillRandom(x, -8, 8);
   std::function<void()> run;
   std::unique_ptr<Array<float>> xv, yv;
-  cl_mem xb = nullptr, yb = nullptr;
+  std::vector<int> buffers;
   if (impl == Impl::Xpurt) {
     xv = std::make_unique<Array<float>>(xpurt().device, x.data, x.size);
     yv = std::make_unique<Array<float>>(xpurt().device, y.data, y.size);
@@ -134,12 +190,13 @@ void BM_MathHeavy(benchmark::State &state, Impl impl) {
   } else if (impl == Impl::Native) {
     run = [&] { nativeMathHeavy(y.data, x.data, kMathN); };
   } else {
-    xb = pocl().wrap(x.data, x.bytes()), yb = pocl().wrap(y.data, y.bytes());
-    cl_kernel k = pocl().kernel("math_heavy");
-    pocl().arg(k, 0, yb), pocl().arg(k, 1, xb), pocl().arg(k, 2, kMathN);
-    run = [=] {
+    OpenClHost &cl = openCl(impl);
+    buffers = {cl.wrap(x.memory), cl.wrap(y.memory)};
+    int k = cl.kernel("math_heavy");
+    cl.memArg(k, 0, buffers[1]), cl.memArg(k, 1, buffers[0]), cl.arg(k, 2, kMathN);
+    run = [&cl, k] {
       size_t global = kMathN, local = 256;
-      pocl().run(k, 1, &global, &local);
+      cl.run(k, 1, &global, &local);
     };
   }
   run();
@@ -150,7 +207,7 @@ void BM_MathHeavy(benchmark::State &state, Impl impl) {
     state.SkipWithError("wrong math_heavy result");
   for (auto _ : state) run();
   state.SetItemsProcessed(state.iterations() * kMathN);
-  if (xb) pocl().release(xb), pocl().release(yb);
+  releaseAll(impl, buffers);
 }
 
 // ---- mandelbrot -------------------------------------------------------------------------
@@ -159,11 +216,11 @@ constexpr int kWidth = 1536, kHeight = 1024, kIterations = 256;
 constexpr float kX0 = -2.0f, kY0 = -1.0f, kDx = 3.0f / kWidth, kDy = 2.0f / kHeight;
 
 void BM_Mandelbrot(benchmark::State &state, Impl impl) {
-  if (impl == Impl::Pocl && skipWithoutPocl(state)) return;
+  if (skipWithoutOpenCl(state, impl)) return;
   Buffer<int> out(kWidth * kHeight);
   std::function<void()> run;
   std::unique_ptr<Array<int>> ov;
-  cl_mem ob = nullptr;
+  std::vector<int> buffers;
   if (impl == Impl::Xpurt) {
     ov = std::make_unique<Array<int>>(xpurt().device, out.data, out.size);
     Kernel k(xpurt().module, "mandelbrot");
@@ -177,13 +234,14 @@ void BM_Mandelbrot(benchmark::State &state, Impl impl) {
   } else if (impl == Impl::Native) {
     run = [&] { nativeMandelbrot(out.data, kX0, kY0, kDx, kDy, kWidth, kHeight, kIterations); };
   } else {
-    ob = pocl().wrap(out.data, out.bytes());
-    cl_kernel k = pocl().kernel("mandelbrot");
-    pocl().arg(k, 0, ob), pocl().arg(k, 1, kX0), pocl().arg(k, 2, kY0), pocl().arg(k, 3, kDx);
-    pocl().arg(k, 4, kDy), pocl().arg(k, 5, kWidth), pocl().arg(k, 6, kIterations);
-    run = [=] {
+    OpenClHost &cl = openCl(impl);
+    buffers = {cl.wrap(out.memory)};
+    int k = cl.kernel("mandelbrot");
+    cl.memArg(k, 0, buffers[0]), cl.arg(k, 1, kX0), cl.arg(k, 2, kY0), cl.arg(k, 3, kDx);
+    cl.arg(k, 4, kDy), cl.arg(k, 5, kWidth), cl.arg(k, 6, kIterations);
+    run = [&cl, k] {
       size_t global[2] = {kWidth, kHeight}, local[2] = {16, 4};
-      pocl().run(k, 2, global, local);
+      cl.run(k, 2, global, local);
     };
   }
   run();
@@ -192,7 +250,7 @@ void BM_Mandelbrot(benchmark::State &state, Impl impl) {
     state.SkipWithError("wrong mandelbrot result");
   for (auto _ : state) run();
   state.SetItemsProcessed(state.iterations() * kWidth * kHeight);
-  if (ob) pocl().release(ob);
+  releaseAll(impl, buffers);
 }
 
 // ---- work-group reduction with barriers -------------------------------------------------
@@ -200,12 +258,12 @@ void BM_Mandelbrot(benchmark::State &state, Impl impl) {
 constexpr int kReduceN = 16 << 20, kGroup = 256;
 
 void BM_Reduce(benchmark::State &state, Impl impl) {
-  if (impl == Impl::Pocl && skipWithoutPocl(state)) return;
+  if (skipWithoutOpenCl(state, impl)) return;
   Buffer<float> in(kReduceN), partial(kReduceN / kGroup);
   fillRandom(in, 0, 1);
   std::function<void()> run;
   std::unique_ptr<Array<float>> iv, pv;
-  cl_mem ib = nullptr, pb = nullptr;
+  std::vector<int> buffers;
   if (impl == Impl::Xpurt) {
     iv = std::make_unique<Array<float>>(xpurt().device, in.data, in.size);
     pv = std::make_unique<Array<float>>(xpurt().device, partial.data, partial.size);
@@ -219,12 +277,14 @@ void BM_Reduce(benchmark::State &state, Impl impl) {
   } else if (impl == Impl::Native) {
     run = [&] { nativeReduce(in.data, partial.data, kReduceN, kGroup); };
   } else {
-    ib = pocl().wrap(in.data, in.bytes()), pb = pocl().wrap(partial.data, partial.bytes());
-    cl_kernel k = pocl().kernel("reduce");
-    pocl().arg(k, 0, ib), pocl().arg(k, 1, pb), pocl().localArg(k, 2, kGroup * sizeof(float));
-    run = [=] {
+    OpenClHost &cl = openCl(impl);
+    buffers = {cl.wrap(in.memory), cl.wrap(partial.memory)};
+    int k = cl.kernel("reduce");
+    cl.memArg(k, 0, buffers[0]), cl.memArg(k, 1, buffers[1]);
+    cl.localArg(k, 2, kGroup * sizeof(float));
+    run = [&cl, k] {
       size_t global = kReduceN, local = kGroup;
-      pocl().run(k, 1, &global, &local);
+      cl.run(k, 1, &global, &local);
     };
   }
   run();
@@ -233,7 +293,7 @@ void BM_Reduce(benchmark::State &state, Impl impl) {
   if (std::fabs(partial.data[5] - want) > 1e-3) state.SkipWithError("wrong reduction result");
   for (auto _ : state) run();
   state.SetBytesProcessed(state.iterations() * in.bytes());
-  if (ib) pocl().release(ib), pocl().release(pb);
+  releaseAll(impl, buffers);
 }
 
 // ---- transpose through local memory -----------------------------------------------------
@@ -241,12 +301,12 @@ void BM_Reduce(benchmark::State &state, Impl impl) {
 constexpr int kRows = 4096, kCols = 4096;
 
 void BM_Transpose(benchmark::State &state, Impl impl) {
-  if (impl == Impl::Pocl && skipWithoutPocl(state)) return;
+  if (skipWithoutOpenCl(state, impl)) return;
   Buffer<float> in(kRows * kCols), out(kRows * kCols);
   fillRandom(in, 0, 1);
   std::function<void()> run;
   std::unique_ptr<Array<float>> iv, ov;
-  cl_mem ib = nullptr, ob = nullptr;
+  std::vector<int> buffers;
   if (impl == Impl::Xpurt) {
     iv = std::make_unique<Array<float>>(xpurt().device, in.data, in.size);
     ov = std::make_unique<Array<float>>(xpurt().device, out.data, out.size);
@@ -257,12 +317,14 @@ void BM_Transpose(benchmark::State &state, Impl impl) {
   } else if (impl == Impl::Native) {
     run = [&] { nativeTranspose(out.data, in.data, kRows, kCols); };
   } else {
-    ib = pocl().wrap(in.data, in.bytes()), ob = pocl().wrap(out.data, out.bytes());
-    cl_kernel k = pocl().kernel("transpose");
-    pocl().arg(k, 0, ob), pocl().arg(k, 1, ib), pocl().arg(k, 2, kRows), pocl().arg(k, 3, kCols);
-    run = [=] {
+    OpenClHost &cl = openCl(impl);
+    buffers = {cl.wrap(in.memory), cl.wrap(out.memory)};
+    int k = cl.kernel("transpose");
+    cl.memArg(k, 0, buffers[1]), cl.memArg(k, 1, buffers[0]), cl.arg(k, 2, kRows);
+    cl.arg(k, 3, kCols);
+    run = [&cl, k] {
       size_t global[2] = {kCols, kRows}, local[2] = {16, 16};
-      pocl().run(k, 2, global, local);
+      cl.run(k, 2, global, local);
     };
   }
   run();
@@ -270,7 +332,7 @@ void BM_Transpose(benchmark::State &state, Impl impl) {
     state.SkipWithError("wrong transpose result");
   for (auto _ : state) run();
   state.SetBytesProcessed(state.iterations() * 2 * in.bytes());
-  if (ib) pocl().release(ib), pocl().release(ob);
+  releaseAll(impl, buffers);
 }
 
 // ---- sgemm ------------------------------------------------------------------------------
@@ -278,13 +340,13 @@ void BM_Transpose(benchmark::State &state, Impl impl) {
 constexpr int kN = 1024;
 
 void BM_Sgemm(benchmark::State &state, Impl impl) {
-  if (impl == Impl::Pocl && skipWithoutPocl(state)) return;
+  if (skipWithoutOpenCl(state, impl)) return;
   Buffer<float> a(kN * kN), b(kN * kN), c(kN * kN);
   fillRandom(a, -1, 1);
   fillRandom(b, -1, 1);
   std::function<void()> run;
   std::unique_ptr<Array<float>> av, bv, cv;
-  cl_mem ab = nullptr, bb = nullptr, cb = nullptr;
+  std::vector<int> buffers;
   if (impl == Impl::Xpurt) {
     av = std::make_unique<Array<float>>(xpurt().device, a.data, a.size);
     bv = std::make_unique<Array<float>>(xpurt().device, b.data, b.size);
@@ -296,13 +358,14 @@ void BM_Sgemm(benchmark::State &state, Impl impl) {
   } else if (impl == Impl::Native) {
     run = [&] { nativeSgemm(a.data, b.data, c.data, kN); };
   } else {
-    ab = pocl().wrap(a.data, a.bytes()), bb = pocl().wrap(b.data, b.bytes());
-    cb = pocl().wrap(c.data, c.bytes());
-    cl_kernel k = pocl().kernel("sgemm");
-    pocl().arg(k, 0, ab), pocl().arg(k, 1, bb), pocl().arg(k, 2, cb), pocl().arg(k, 3, kN);
-    run = [=] {
+    OpenClHost &cl = openCl(impl);
+    buffers = {cl.wrap(a.memory), cl.wrap(b.memory), cl.wrap(c.memory)};
+    int k = cl.kernel("sgemm");
+    cl.memArg(k, 0, buffers[0]), cl.memArg(k, 1, buffers[1]), cl.memArg(k, 2, buffers[2]);
+    cl.arg(k, 3, kN);
+    run = [&cl, k] {
       size_t global[2] = {kN, kN}, local[2] = {16, 16};
-      pocl().run(k, 2, global, local);
+      cl.run(k, 2, global, local);
     };
   }
   run();
@@ -312,19 +375,27 @@ void BM_Sgemm(benchmark::State &state, Impl impl) {
   for (auto _ : state) run();
   state.counters["GFLOPS"] = benchmark::Counter(2.0 * kN * kN * kN * state.iterations() * 1e-9,
                                                 benchmark::Counter::kIsRate);
-  if (ab) pocl().release(ab), pocl().release(bb), pocl().release(cb);
+  releaseAll(impl, buffers);
 }
 
-// ---- JIT of a small module --------------------------------------------------------------
+// ---- JIT of a module --------------------------------------------------------------------
 
+// The time to get `module` (a file beside this program, .spv and .cl) ready to run.
 // inProcess: XPURT_JIT_ISOLATION=off, the JIT in this process instead of a JIT worker.
-void BM_JitSmall(benchmark::State &state, Impl impl, bool diskCache, bool inProcess = false) {
-  std::string spirv = readText(programFolder() / "xpurt_bench_small.spv");
-  std::string source = readText(programFolder() / "xpurt_bench_small.cl");
+void BM_Jit(benchmark::State &state, const char *module, Impl impl, bool diskCache,
+            bool inProcess = false) {
+  fs::path spirvPath = programFolder() / (std::string(module) + ".spv");
+  std::string spirv = readText(spirvPath);
+  if (skipWithoutOpenCl(state, impl)) return;
   if (impl == Impl::Pocl) {
-    if (skipWithoutPocl(state)) return;
-    Pocl own;  // its own program: the shared one stays built
+    PoclHost own;  // its own program: the shared one stays built
+    std::string source = readText(programFolder() / (std::string(module) + ".cl"));
     for (auto _ : state) own.build(source);
+    return;
+  }
+  if (impl == Impl::IntelOcl) {
+    std::unique_ptr<OpenClProcess> own = startIntelOpenCl();  // as for PoCL
+    for (auto _ : state) own->build(spirvPath.string());
     return;
   }
   fs::path dir = fs::temp_directory_path() / ("xpurt_bench_cache_" + std::to_string(getpid()));
@@ -342,19 +413,43 @@ void BM_JitSmall(benchmark::State &state, Impl impl, bool diskCache, bool inProc
   fs::remove_all(dir);
 }
 
-#define WORKLOAD(fn, name)                    \
-  BENCHMARK_CAPTURE(fn, xpurt, Impl::Xpurt)   \
-      ->Name(name "/xpurt_cpu")               \
-      ->UseRealTime()                         \
-      ->Unit(benchmark::kMillisecond);        \
-  BENCHMARK_CAPTURE(fn, native, Impl::Native) \
-      ->Name(name "/native_tbb")              \
-      ->UseRealTime()                         \
-      ->Unit(benchmark::kMillisecond);        \
-  BENCHMARK_CAPTURE(fn, pocl, Impl::Pocl)     \
-      ->Name(name "/pocl")                    \
-      ->UseRealTime()                         \
+#define WORKLOAD(fn, name)                     \
+  BENCHMARK_CAPTURE(fn, xpurt, Impl::Xpurt)    \
+      ->Name(name "/xpurt_cpu")                \
+      ->UseRealTime()                          \
+      ->Unit(benchmark::kMillisecond);         \
+  BENCHMARK_CAPTURE(fn, native, Impl::Native)  \
+      ->Name(name "/native_tbb")               \
+      ->UseRealTime()                          \
+      ->Unit(benchmark::kMillisecond);         \
+  BENCHMARK_CAPTURE(fn, pocl, Impl::Pocl)      \
+      ->Name(name "/pocl")                     \
+      ->UseRealTime()                          \
+      ->Unit(benchmark::kMillisecond);         \
+  BENCHMARK_CAPTURE(fn, intel, Impl::IntelOcl) \
+      ->Name(name "/intel_ocl")                \
+      ->UseRealTime()                          \
       ->Unit(benchmark::kMillisecond)
+
+// Registered first, so that they run first: a module loaded by the workloads below stays
+// loaded, and a load of it would be served from memory. Real time: a cold load mostly waits
+// for its JIT worker process.
+#define JIT(module, name, impl, ...)                        \
+  BENCHMARK_CAPTURE(BM_Jit, jit, module, impl, __VA_ARGS__) \
+      ->Name(name)                                          \
+      ->UseRealTime()                                       \
+      ->Unit(benchmark::kMillisecond)
+
+JIT("xpurt_bench_small", "jit_small_module/xpurt_cpu_cold", Impl::Xpurt, false);
+JIT("xpurt_bench_small", "jit_small_module/xpurt_cpu_cold_in_process", Impl::Xpurt, false, true);
+JIT("xpurt_bench_small", "jit_small_module/xpurt_cpu_disk_cache", Impl::Xpurt, true);
+JIT("xpurt_bench_small", "jit_small_module/pocl_clBuildProgram", Impl::Pocl, false)->Iterations(10);
+JIT("xpurt_bench_small", "jit_small_module/intel_ocl_clBuildProgram", Impl::IntelOcl, false)
+    ->Iterations(10);
+JIT("xpurt_bench_workloads", "jit_workloads_module/xpurt_cpu_cold", Impl::Xpurt, false);
+JIT("xpurt_bench_workloads", "jit_workloads_module/xpurt_cpu_disk_cache", Impl::Xpurt, true);
+JIT("xpurt_bench_workloads", "jit_workloads_module/intel_ocl_clBuildProgram", Impl::IntelOcl, false)
+    ->Iterations(5);
 
 WORKLOAD(BM_Saxpy, "saxpy_64M");
 WORKLOAD(BM_MathHeavy, "math_heavy_16M");
@@ -363,31 +458,14 @@ WORKLOAD(BM_Reduce, "reduce_barrier_16M");
 WORKLOAD(BM_Transpose, "transpose_local_4096");
 WORKLOAD(BM_Sgemm, "sgemm_1024");
 
-// Real time: a cold load mostly waits for its JIT worker process.
-BENCHMARK_CAPTURE(BM_JitSmall, cold, Impl::Xpurt, false)
-    ->Name("jit_small_module/xpurt_cpu_cold")
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_JitSmall, cold_in_process, Impl::Xpurt, false, true)
-    ->Name("jit_small_module/xpurt_cpu_cold_in_process")
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_JitSmall, disk, Impl::Xpurt, true)
-    ->Name("jit_small_module/xpurt_cpu_disk_cache")
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_JitSmall, pocl, Impl::Pocl, false)
-    ->Name("jit_small_module/pocl_clBuildProgram")
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(10);
-
 }  // namespace
 }  // namespace xpurt::bench
 
 int main(int argc, char **argv) {
   // PoCL's kernel cache would turn its clBuildProgram into a file lookup.
   setenv("POCL_KERNEL_CACHE", "0", 0);
+  // The OpenCL process may end (a crash of its runtime): its requests then fail, not this one.
+  signal(SIGPIPE, SIG_IGN);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

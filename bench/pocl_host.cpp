@@ -1,10 +1,19 @@
-#include "pocl_runner.hpp"
+#include "pocl_host.hpp"
 
 #include <stdexcept>
 
 namespace xpurt::bench {
 
-Pocl::Pocl() {
+namespace {
+
+void check(cl_int err, const char *what) {
+  if (err != CL_SUCCESS)
+    throw std::runtime_error(std::string(what) + " failed: " + std::to_string(err));
+}
+
+}  // namespace
+
+PoclHost::PoclHost() {
   cl_uint count = 0;
   if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) {
     why_ = "no OpenCL platform (install pocl-opencl-icd)";
@@ -19,24 +28,24 @@ Pocl::Pocl() {
     if (clGetDeviceIDs(p, CL_DEVICE_TYPE_CPU, 1, &device_, nullptr) != CL_SUCCESS) continue;
     cl_int err = CL_SUCCESS;
     context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
+    check(err, "clCreateContext");
     queue_ = clCreateCommandQueueWithProperties(context_, device_, nullptr, &err);
+    check(err, "clCreateCommandQueueWithProperties");
+    why_.clear();
     return;
   }
-  why_ = "no PoCL CPU device among the OpenCL platforms";
+  why_ = "no PoCL CPU device among the OpenCL platforms (install pocl-opencl-icd)";
 }
 
-Pocl::~Pocl() {
+PoclHost::~PoclHost() {
   releaseProgram();
+  for (cl_mem m : buffers_)
+    if (m) clReleaseMemObject(m);
   if (queue_) clReleaseCommandQueue(queue_);
   if (context_) clReleaseContext(context_);
 }
 
-void Pocl::check(cl_int err, const char *what) {
-  if (err != CL_SUCCESS)
-    throw std::runtime_error(std::string(what) + " failed: " + std::to_string(err));
-}
-
-void Pocl::build(const std::string &source) {
+void PoclHost::build(const std::string &source) {
   releaseProgram();
   const char *text = source.c_str();
   cl_int err = CL_SUCCESS;
@@ -51,30 +60,51 @@ void Pocl::build(const std::string &source) {
   }
 }
 
-cl_kernel Pocl::kernel(const char *name) {
-  for (auto &[n, k] : kernels_)
-    if (n == name) return k;
+int PoclHost::kernel(const char *name) {
+  for (size_t i = 0; i < kernels_.size(); ++i)
+    if (kernels_[i].first == name) return static_cast<int>(i);
   cl_int err = CL_SUCCESS;
   cl_kernel k = clCreateKernel(program_, name, &err);
   check(err, "clCreateKernel");
   kernels_.emplace_back(name, k);
-  return k;
+  return static_cast<int>(kernels_.size() - 1);
 }
 
-cl_mem Pocl::wrap(void *host, size_t bytes) {
+int PoclHost::wrap(const SharedMemory &memory) {
   cl_int err = CL_SUCCESS;
-  cl_mem m = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &err);
+  cl_mem m = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, memory.bytes(),
+                            memory.data(), &err);
   check(err, "clCreateBuffer");
-  return m;
+  buffers_.push_back(m);
+  return static_cast<int>(buffers_.size() - 1);
 }
 
-void Pocl::run(cl_kernel k, unsigned dims, const size_t *global, const size_t *local) {
-  check(clEnqueueNDRangeKernel(queue_, k, dims, nullptr, global, local, 0, nullptr, nullptr),
+void PoclHost::release(int buffer) {
+  clReleaseMemObject(buffers_.at(buffer));
+  buffers_.at(buffer) = nullptr;
+}
+
+void PoclHost::setArg(int kernel, unsigned index, const void *value, size_t size) {
+  check(clSetKernelArg(kernels_.at(kernel).second, index, size, value), "clSetKernelArg");
+}
+
+void PoclHost::memArg(int kernel, unsigned index, int buffer) {
+  cl_mem m = buffers_.at(buffer);
+  setArg(kernel, index, &m, sizeof m);
+}
+
+void PoclHost::localArg(int kernel, unsigned index, size_t bytes) {
+  setArg(kernel, index, nullptr, bytes);
+}
+
+void PoclHost::run(int kernel, unsigned dims, const size_t *global, const size_t *local) {
+  check(clEnqueueNDRangeKernel(queue_, kernels_.at(kernel).second, dims, nullptr, global, local, 0,
+                               nullptr, nullptr),
         "clEnqueueNDRangeKernel");
   check(clFinish(queue_), "clFinish");
 }
 
-void Pocl::releaseProgram() {
+void PoclHost::releaseProgram() {
   for (auto &[n, k] : kernels_) clReleaseKernel(k);
   kernels_.clear();
   if (program_) clReleaseProgram(program_);
