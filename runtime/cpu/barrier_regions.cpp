@@ -1,6 +1,7 @@
 #include "barrier_regions.hpp"
 
 #include "uniformity.hpp"
+#include "work_item_loops.hpp"
 
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
@@ -101,6 +102,55 @@ std::vector<const llvm::BasicBlock *> accessBlocks(llvm::AllocaInst &a) {
   return blocks;
 }
 
+// Is `v` computed from work-item functions, the kernel's arguments and constants alone, by at
+// most `budget` instructions that touch no memory? Such a value is the same wherever a
+// work-item computes it, so it is computed again after a barrier instead of being kept in
+// memory: the vectoriser then still sees that get_local_id(0) is consecutive and
+// get_group_id uniform.
+bool recomputable(const llvm::Value *v, unsigned &budget, std::set<const llvm::Value *> &seen) {
+  auto *i = llvm::dyn_cast<llvm::Instruction>(v);
+  if (!i || seen.count(i)) return true;
+  if (budget == 0) return false;
+  --budget;
+  seen.insert(i);
+  if (auto *call = llvm::dyn_cast<llvm::CallInst>(i)) {
+    const llvm::Function *callee = call->getCalledFunction();
+    if (!callee) return false;
+    llvm::StringRef name = callee->getName();
+    bool workItem = name.consume_front(kWorkItemPrefix) && answeredByLoops(name.str()) &&
+                    name != kGroupRound;  // counts the runs of regions: not the same after
+    bool pure = callee->isIntrinsic() && call->doesNotAccessMemory() && !call->mayHaveSideEffects();
+    if (!workItem && !pure) return false;
+    for (const llvm::Value *arg : call->args())
+      if (!recomputable(arg, budget, seen)) return false;
+    return true;
+  }
+  if (!llvm::isa<llvm::BinaryOperator>(i) && !llvm::isa<llvm::UnaryOperator>(i) &&
+      !llvm::isa<llvm::CastInst>(i) && !llvm::isa<llvm::CmpInst>(i) &&
+      !llvm::isa<llvm::SelectInst>(i) && !llvm::isa<llvm::GetElementPtrInst>(i) &&
+      !llvm::isa<llvm::ExtractElementInst>(i) && !llvm::isa<llvm::InsertElementInst>(i) &&
+      !llvm::isa<llvm::ShuffleVectorInst>(i))
+    return false;
+  for (const llvm::Value *op : i->operands())
+    if (!recomputable(op, budget, seen)) return false;
+  return true;
+}
+
+// A copy of the recomputable `v` before `at`, sharing the copies in `made`.
+llvm::Value *recompute(llvm::Value *v, llvm::Instruction *at,
+                       std::map<llvm::Value *, llvm::Value *> &made) {
+  auto *i = llvm::dyn_cast<llvm::Instruction>(v);
+  if (!i) return v;
+  if (auto it = made.find(i); it != made.end()) return it->second;
+  llvm::Instruction *copy = i->clone();
+  for (unsigned k = 0; k < copy->getNumOperands(); ++k)
+    copy->setOperand(k, recompute(i->getOperand(k), at, made));
+  copy->insertBefore(at);
+  copy->setName(i->getName() + ".again");
+  made[i] = copy;
+  return copy;
+}
+
 llvm::Function *placeholder(llvm::Module &m, const char *name,
                             llvm::ArrayRef<llvm::Type *> params) {
   auto *type = llvm::FunctionType::get(llvm::PointerType::get(m.getContext(), 0), params, false);
@@ -109,6 +159,29 @@ llvm::Function *placeholder(llvm::Module &m, const char *name,
   f->setDoesNotThrow();
   f->setOnlyAccessesInaccessibleMemory();
   return f;
+}
+
+// In a region's function: the group values come from its trailing parameters into copies of
+// the work-item's own, which its loads read; its stores write both the copy and the slot.
+void readGroupValuesOnce(llvm::Function &region, size_t kernelParams,
+                         const std::vector<llvm::Instruction *> &slots,
+                         llvm::ValueToValueMapTy &map) {
+  llvm::IRBuilder<> b(&*region.getEntryBlock().getFirstInsertionPt());
+  for (size_t j = 0; j < slots.size(); ++j) {
+    llvm::Value *param = region.getArg(static_cast<unsigned>(kernelParams + j));
+    auto mapped = map.find(slots[j]);
+    if (mapped == map.end() || !mapped->second) continue;
+    llvm::Value *slot = mapped->second;
+    llvm::AllocaInst *own = b.CreateAlloca(param->getType(), nullptr, "group.value");
+    b.CreateStore(param, own);
+    for (llvm::User *u : llvm::make_early_inc_range(slot->users())) {
+      if (auto *load = llvm::dyn_cast<llvm::LoadInst>(u)) {
+        load->setOperand(load->getPointerOperandIndex(), own);
+      } else if (auto *store = llvm::dyn_cast<llvm::StoreInst>(u)) {
+        llvm::IRBuilder<>(store).CreateStore(store->getValueOperand(), own);
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -171,23 +244,39 @@ Regions splitAtBarriers(llvm::Function &kernel) {
 
   // SSA values used after a barrier that may separate them from their definition go to memory.
   // Until none is left: the reload of a demoted phi is itself a value that may cross.
+  // Values recomputed after the barriers instead are copied to each use that crosses one.
   llvm::Instruction *allocaPoint = &*kernel.getEntryBlock().getFirstInsertionPt();
   for (;;) {
     std::vector<llvm::Instruction *> crossing;
+    std::vector<std::pair<llvm::Instruction *, llvm::Use *>> recomputed;
     for (llvm::Instruction &i : llvm::instructions(kernel)) {
       if (llvm::isa<llvm::AllocaInst>(i) || i.use_empty()) continue;
-      for (const llvm::Use &u : i.uses()) {
+      std::vector<llvm::Use *> crossingUses;
+      for (llvm::Use &u : i.uses()) {
         const llvm::BasicBlock *use = useBlock(u);
         // A use later in the defining block (or a phi fed from the end of it) never sees
         // another execution of the definition.
         auto *user = llvm::cast<llvm::Instruction>(u.getUser());
         bool sameBlockAfter =
             use == i.getParent() && (llvm::isa<llvm::PHINode>(user) || i.comesBefore(user));
-        if (!sameBlockAfter && reach.valueCrosses(i.getParent(), use)) {
-          crossing.push_back(&i);
-          break;
-        }
+        if (!sameBlockAfter && reach.valueCrosses(i.getParent(), use)) crossingUses.push_back(&u);
       }
+      if (crossingUses.empty()) continue;
+      unsigned budget = 32;
+      std::set<const llvm::Value *> seen;
+      if (recomputable(&i, budget, seen)) {
+        for (llvm::Use *u : crossingUses) recomputed.emplace_back(&i, u);
+      } else {
+        crossing.push_back(&i);
+      }
+    }
+    for (auto [i, u] : recomputed) {
+      auto *user = llvm::cast<llvm::Instruction>(u->getUser());
+      llvm::Instruction *at = user;
+      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(user))
+        at = phi->getIncomingBlock(*u)->getTerminator();
+      std::map<llvm::Value *, llvm::Value *> made;
+      u->set(recompute(i, at, made));
     }
     if (crossing.empty()) break;
     for (llvm::Instruction *i : crossing) {
@@ -221,28 +310,22 @@ Regions splitAtBarriers(llvm::Function &kernel) {
     auto size = a->getAllocationSizeInBits(layout);
     return size ? *size / 8 : 8;
   };
-  // The blocks of each region: a group-wide slot must not be both read and written in one
-  // region, where a work-item would read what the one before it wrote.
-  std::vector<BlockSet> regionBlocks;
-  {
-    BlockSet barrierBlocks(barriers.begin(), barriers.end());
-    std::vector<const llvm::BasicBlock *> entries{&kernel.getEntryBlock()};
-    for (llvm::BasicBlock *b : barriers) entries.push_back(b->getSingleSuccessor());
-    for (const llvm::BasicBlock *e : entries)
-      regionBlocks.push_back(walk(std::array{e}, successorsOf, barrierBlocks));
-  }
-  auto readAndWrittenInOneRegion = [&](llvm::AllocaInst *a) {
-    for (const BlockSet &blocks : regionBlocks) {
-      bool reads = false, writes = false;
-      for (const llvm::User *u : a->users()) {
-        auto *i = llvm::dyn_cast<llvm::Instruction>(u);
-        if (!i || !blocks.count(i->getParent())) continue;
-        reads = reads || llvm::isa<llvm::LoadInst>(i);
-        writes = writes || !llvm::isa<llvm::LoadInst>(i);
-      }
-      if (reads && writes) return true;
+  // A group-wide slot holds a value the same for all work-items. Each region reads it once,
+  // before its work-items run (an argument of the region's function), and a work-item reads
+  // its own writes from a copy of its own: within a region, a work-item must not see what the
+  // ones before it wrote. That takes loads and stores of one type, as demotion makes them.
+  auto valueType = [](llvm::AllocaInst *a) -> llvm::Type * {
+    for (const llvm::User *u : a->users()) {
+      if (auto *load = llvm::dyn_cast<llvm::LoadInst>(u);
+          load && load->isSimple() && load->getType() == a->getAllocatedType())
+        continue;
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(u);
+          store && store->isSimple() && store->getPointerOperand() == a &&
+          store->getValueOperand()->getType() == a->getAllocatedType())
+        continue;
+      return nullptr;
     }
-    return false;
+    return a->getAllocatedType();
   };
   for (llvm::AllocaInst *a : allocas) {
     auto blocks = accessBlocks(*a);
@@ -250,7 +333,7 @@ Regions splitAtBarriers(llvm::Function &kernel) {
     for (const llvm::BasicBlock *x : blocks)
       for (const llvm::BasicBlock *y : blocks) crosses = crosses || reach.crosses(x, y);
     if (!crosses) continue;
-    if (uniformAllocas.count(a) && !readAndWrittenInOneRegion(a)) {
+    if (uniformAllocas.count(a) && valueType(a)) {
       groupWide.push_back(a);
       continue;
     }
@@ -262,17 +345,25 @@ Regions splitAtBarriers(llvm::Function &kernel) {
   // The group-wide slots start at privateBytesPerItem * items: a multiple of 128 keeps that
   // start aligned for any value (a double16), as each slot is within the area.
   regions.privateBytesPerItem = (regions.privateBytesPerItem + 127) / 128 * 128;
+  std::vector<llvm::Instruction *> groupSlots;  // in the kernel's entry, one per group value
   for (llvm::AllocaInst *a : groupWide) {
     uint64_t align = std::max<uint64_t>(a->getAlign().value(), 16);
     uint64_t at = (regions.privateBytesPerGroup + align - 1) / align * align;
     regions.privateBytesPerGroup = at + sizeOf(a);
-    replace(a, groupSlot, regions.privateBytesPerItem, at);
+    regions.groupValues.push_back({regions.privateBytesPerItem, at, a->getAllocatedType()});
+    llvm::IRBuilder<> b(a);
+    groupSlots.push_back(
+        b.CreateCall(groupSlot, {b.getInt64(regions.privateBytesPerItem), b.getInt64(at)}));
+    a->replaceAllUsesWith(groupSlots.back());
+    a->eraseFromParent();
   }
 
   // One function per region: the kernel's body entered at the region's first block, each
   // barrier turned into "return the next region", the end of the kernel into "return -1".
-  auto *type =
-      llvm::FunctionType::get(llvm::Type::getInt32Ty(c), kernel.getFunctionType()->params(), false);
+  // Its parameters: the kernel's, then the group values as the region starts.
+  std::vector<llvm::Type *> params(kernel.getFunctionType()->params());
+  for (const GroupValue &v : regions.groupValues) params.push_back(v.type);
+  auto *type = llvm::FunctionType::get(llvm::Type::getInt32Ty(c), params, false);
   for (size_t r = 0; r <= barriers.size(); ++r) {
     auto *f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
                                      kernel.getName() + ".region" + std::to_string(r), m);
@@ -310,6 +401,7 @@ Regions splitAtBarriers(llvm::Function &kernel) {
       llvm::BranchInst::Create(
           llvm::cast<llvm::BasicBlock>(map[barriers[r - 1]->getSingleSuccessor()]), entry);
     }
+    readGroupValuesOnce(*f, kernel.arg_size(), groupSlots, map);
     llvm::removeUnreachableBlocks(*f);
     f->addFnAttr(llvm::Attribute::AlwaysInline);
     regions.functions.push_back(f);

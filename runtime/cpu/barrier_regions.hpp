@@ -26,10 +26,19 @@ inline constexpr const char *kUniformSlot = "xpurt.wi.group_slot";
 bool isBarrierName(llvm::StringRef name);
 bool hasBarrier(const llvm::Function &kernel);
 
+// A value the same for all work-items that lives across a barrier: kept once per group, at
+// xpurt.wi.group_slot(slotArea, offset).
+struct GroupValue {
+  uint64_t slotArea, offset;
+  llvm::Type *type;
+};
+
 struct Regions {
   // Region i starts at the kernel's entry (i = 0) or after barrier i - 1. Each takes the
-  // kernel's arguments and returns the region to run next, or -1 when the kernel is done.
+  // kernel's arguments, then the group values as loaded before the region's work-items run,
+  // and returns the region to run next, or -1 when the kernel is done.
   std::vector<llvm::Function *> functions;
+  std::vector<GroupValue> groupValues;
   uint64_t privateBytesPerItem = 0;   // values kept per work-item
   uint64_t privateBytesPerGroup = 0;  // values the same for all, after the per-item ones
 };

@@ -130,6 +130,19 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     layout.privateBytesPerGroup += 128;
   }
   layout.regions = static_cast<uint32_t>(regions.functions.size());
+  // A region's arguments: the kernel's, then the group values as loaded before its loops.
+  auto regionArgs = [&](llvm::BasicBlock *at) {
+    std::vector<Value *> all = args;
+    IRBuilder<> g(at);
+    const auto &e = ctx.enqueuedLocalSize;
+    Value *items = g.CreateMul(g.CreateMul(e[0], e[1]), e[2]);
+    for (const GroupValue &v : regions.groupValues) {
+      Value *offset = g.CreateAdd(g.CreateMul(g.getInt64(v.slotArea), items), g.getInt64(v.offset));
+      all.push_back(
+          g.CreateLoad(v.type, g.CreateInBoundsGEP(g.getInt8Ty(), ctx.privateMemory, offset)));
+    }
+    return all;
+  };
   Value *next = b.CreateAlloca(b.getInt32Ty(), nullptr, "next.region");
   b.CreateStore(b.getInt32(0), next);
   auto *dispatch = llvm::BasicBlock::Create(c, "dispatch", wg);
@@ -180,7 +193,7 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     }
     if (ends[r] < 2 && !tracked) {
       llvm::BasicBlock *done =
-          emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next);
+          emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], regionArgs(start), next);
       IRBuilder<>(done).CreateBr(dispatch);
       continue;
     }
@@ -189,8 +202,8 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     s.CreateStore(s.getInt32(INT32_MIN), choices.highest);
     RegionChoices recorded = choices;
     if (tracked) recorded.states = states;
-    llvm::BasicBlock *done =
-        emitWorkItemLoops(*wg, start, ctx, *regions.functions[r], args, next, &recorded);
+    llvm::BasicBlock *done = emitWorkItemLoops(*wg, start, ctx, *regions.functions[r],
+                                               regionArgs(start), next, &recorded);
     IRBuilder<> d(done);
     Value *parted = d.CreateICmpNE(d.CreateLoad(d.getInt32Ty(), choices.lowest),
                                    d.CreateLoad(d.getInt32Ty(), choices.highest));
@@ -204,8 +217,8 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     RegionChoices only;
     only.states = states;
     only.onlyRegion = ms.getInt32(static_cast<uint32_t>(r));
-    llvm::BasicBlock *maskedDone =
-        emitWorkItemLoops(*wg, maskedStart, ctx, *regions.functions[r], args, nullptr, &only);
+    llvm::BasicBlock *maskedDone = emitWorkItemLoops(*wg, maskedStart, ctx, *regions.functions[r],
+                                                     regionArgs(maskedStart), nullptr, &only);
     IRBuilder<>(maskedDone).CreateBr(masked);
   }
   IRBuilder<>(exit).CreateRetVoid();
