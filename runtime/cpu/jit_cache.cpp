@@ -5,6 +5,7 @@
 #include "jit_build_id.h"
 #include "jit_engine.hpp"
 #include "spirv/kernel_reflection.hpp"
+#include "work_item_vectorizer.hpp"
 
 #include <xpurt/xpurt.h>
 
@@ -70,10 +71,11 @@ std::optional<CacheEntry> deserializeEntry(std::string_view payload) {
 
 CacheKey makeCacheKey(std::span<const std::byte> spirv, const core::ModuleOptions &options,
                       const JitEngine &engine) {
-  std::string material = fmt::format(
-      "xpurt {}.{}.{} build {} jit-format {}|{}|{}|{}|flags={}|spec=", XPURT_VERSION_MAJOR,
-      XPURT_VERSION_MINOR, XPURT_VERSION_PATCH, XPURT_JIT_BUILD_ID, kFormatVersion,
-      engine.triple().str(), engine.cpuName(), engine.cpuFeatures(), options.buildFlags);
+  std::string material =
+      fmt::format("xpurt {}.{}.{} build {} jit-format {}|{}|{}|{}|vectorize={}|flags={}|spec=",
+                  XPURT_VERSION_MAJOR, XPURT_VERSION_MINOR, XPURT_VERSION_PATCH, XPURT_JIT_BUILD_ID,
+                  kFormatVersion, engine.triple().str(), engine.cpuName(), engine.cpuFeatures(),
+                  workItemVectorizerEnabled(), options.buildFlags);
   for (auto [id, value] : options.specConstants) material += fmt::format("{}:{},", id, value);
   return core::disk_cache::makeKey(spirv, std::move(material));
 }

@@ -8,6 +8,7 @@
 #include "spirv/spirv_binary.hpp"
 #include "spirv/spirv_reader.hpp"
 #include "work_group_builder.hpp"
+#include "work_item_vectorizer.hpp"
 
 #include <llvm/Support/raw_ostream.h>
 
@@ -43,8 +44,9 @@ CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::str
   CacheEntry entry;
   entry.kernels.kernels = spirv::reflectKernels(*module);
   double read = lap();
-  WorkGroupFunctions built = buildWorkGroupFunctions(*module, entry.kernels.kernels,
-                                                     engine.dataLayout(), engine.triple(), name);
+  unsigned width = workItemVectorizerEnabled() ? vectorWidthFor(engine.cpuFeatures()) : 0;
+  WorkGroupFunctions built = buildWorkGroupFunctions(
+      *module, entry.kernels.kernels, engine.dataLayout(), engine.triple(), name, width);
   entry.kernels.layouts = std::move(built.layouts);
   entry.kernels.unavailable = std::move(built.unavailable);
   for (const auto &[kernel, why] : entry.kernels.unavailable)

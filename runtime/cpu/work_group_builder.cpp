@@ -52,7 +52,7 @@ void renameWorkItemFunctions(llvm::Module &m) {
 // work-items with the kernel inside. With barriers: a loop over the kernel's regions, each
 // region run for every work-item before the next one starts.
 KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
-                                    const spirv::KernelInfo &info) {
+                                    const spirv::KernelInfo &info, unsigned vectorWidth) {
   llvm::LLVMContext &c = m.getContext();
   llvm::Type *ptr = llvm::PointerType::get(c, 0);
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
@@ -72,6 +72,7 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
   ctx.localMemory = wg->getArg(2);
   ctx.privateMemory = wg->getArg(3);
   ctx.subGroupSize = info.requiredSubGroupSize ? info.requiredSubGroupSize : kDefaultSubGroupSize;
+  ctx.vectorWidth = vectorWidth;
   std::vector<Value *> args;
   for (const llvm::Argument &a : kernel.args()) {
     unsigned i = a.getArgNo();
@@ -289,7 +290,8 @@ void runAlwaysInliner(llvm::Module &m) {
 WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
                                            const std::vector<spirv::KernelInfo> &kernels,
                                            const llvm::DataLayout &layout,
-                                           const llvm::Triple &triple, const std::string &name) {
+                                           const llvm::Triple &triple, const std::string &name,
+                                           unsigned vectorWidth) {
   renameWorkItemFunctions(m);
 
   // The kernel's own functions are inlined into it, so that the work-item calls all end up
@@ -344,7 +346,7 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
     }
     llvm::Function *kernel = m.getFunction(info.name);
     if (!kernel) core::fail(XPURT_ERROR_UNKNOWN, "kernel '{}' vanished from its module", info.name);
-    KernelLayout kl = buildWorkGroupFunction(m, *kernel, info);
+    KernelLayout kl = buildWorkGroupFunction(m, *kernel, info, vectorWidth);
     kl.staticLocalBytes = staticLocalBytes;
     result.layouts[info.name] = kl;
   }

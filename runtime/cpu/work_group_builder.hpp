@@ -36,9 +36,12 @@ struct WorkGroupFunctions {
 // A kernel that calls a builtin the CPU device lacks is left out (named in `unavailable`); the
 // module's other kernels are built. Throws UNSUPPORTED for what the CPU JIT cannot run at all,
 // INVALID_MODULE for bad input.
+// vectorWidth: work-items per call where bodies with loops of their own are vectorised
+// across x (work_item_vectorizer.hpp); 0 never.
 WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &module,
                                            const std::vector<spirv::KernelInfo> &kernels,
                                            const llvm::DataLayout &layout,
-                                           const llvm::Triple &triple, const std::string &name);
+                                           const llvm::Triple &triple, const std::string &name,
+                                           unsigned vectorWidth);
 
 }  // namespace xpurt::cpu

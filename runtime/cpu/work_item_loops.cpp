@@ -3,9 +3,13 @@
 #include "barrier_regions.hpp"
 #include "bounds_checks.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "work_group.hpp"
+#include "work_item_vectorizer.hpp"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/CFG.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
@@ -264,27 +268,84 @@ ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
   return v;
 }
 
+namespace {
+
+// Does `body` have loops of its own? Then LLVM's loop vectoriser, which takes innermost loops
+// only, cannot vectorise the loop over work-items around it.
+bool hasLoop(llvm::Function &body) {
+  llvm::DominatorTree dt(body);
+  llvm::LoopInfo loops(dt);
+  return !loops.empty();
+}
+
+// Loop metadata: not vectorised or unrolled again.
+void markDone(llvm::LLVMContext &c, llvm::BranchInst *latchBranch) {
+  llvm::Metadata *properties[] = {
+      nullptr,
+      llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
+                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))}),
+      llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")})};
+  auto loopId = llvm::MDNode::getDistinct(c, properties);
+  loopId->replaceOperandWith(0, loopId);
+  latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
+}  // namespace
+
 llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
                                     const ContextValues &ctx, llvm::Function &body,
                                     llvm::ArrayRef<Value *> args, Value *result,
                                     const RegionChoices *choices) {
   llvm::LLVMContext &c = wg.getContext();
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
+  // Bodies with loops of their own run `width` work-items per call where it can (masked and
+  // tracked region runs keep to the scalar loop).
+  llvm::Function *vectorBody = nullptr;
+  bool tracked = choices && (choices->states || choices->onlyRegion);
+  if (ctx.vectorWidth > 1 && !tracked && workItemVectorizerEnabled() && hasLoop(body)) {
+    std::string why;
+    vectorBody = vectorizeWorkItems(body, ctx.vectorWidth, why);
+    if (vectorBody)
+      core::log().debug("work-items of '{}' run {} at a time", body.getName().str(),
+                        ctx.vectorWidth);
+    else
+      core::log().debug("work-items of '{}' run one at a time: {}", body.getName().str(), why);
+  }
   IRBuilder<> b(from);
   LoopIds ids{};
   llvm::BasicBlock *exits[3], *latches[3];
   llvm::PHINode *phis[3];
   llvm::BasicBlock *current = from;
+  llvm::PHINode *vectorX = nullptr;
+  llvm::BasicBlock *vectorBlock = nullptr, *vectorHeader = nullptr;
   for (int d = 2; d >= 0; --d) {
     auto *header = llvm::BasicBlock::Create(c, "wi.header", &wg);
     auto *inner = llvm::BasicBlock::Create(c, "wi.body", &wg);
     latches[d] = llvm::BasicBlock::Create(c, "wi.latch", &wg);
     exits[d] = llvm::BasicBlock::Create(c, "wi.exit", &wg);
     b.SetInsertPoint(current);
-    b.CreateBr(header);
+    Value *start = b.getInt64(0);
+    if (d == 0 && vectorBody) {
+      // x in steps of the width while a whole step fits, then one at a time.
+      vectorHeader = llvm::BasicBlock::Create(c, "wi.vector.header", &wg);
+      vectorBlock = llvm::BasicBlock::Create(c, "wi.vector.body", &wg);
+      auto *vectorDone = llvm::BasicBlock::Create(c, "wi.vector.done", &wg);
+      b.CreateBr(vectorHeader);
+      b.SetInsertPoint(vectorHeader);
+      vectorX = b.CreatePHI(i64, 2, "local.id.vector");
+      vectorX->addIncoming(b.getInt64(0), current);
+      Value *end = b.CreateAdd(vectorX, b.getInt64(ctx.vectorWidth));
+      b.CreateCondBr(b.CreateICmpULE(end, ctx.localSize[0]), vectorBlock, vectorDone);
+      b.SetInsertPoint(vectorDone);
+      start = vectorX;
+      current = vectorDone;
+      b.CreateCondBr(b.CreateICmpULT(start, ctx.localSize[0]), header, exits[0]);
+    } else {
+      b.CreateBr(header);
+    }
     b.SetInsertPoint(header);
     phis[d] = b.CreatePHI(i64, 2, "local.id");
-    phis[d]->addIncoming(b.getInt64(0), current);
+    phis[d]->addIncoming(start, current);
     b.CreateBr(inner);
     ids.local[d] = phis[d];
     current = inner;
@@ -306,20 +367,24 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     b.CreateCondBr(b.CreateICmpEQ(state, choices->onlyRegion), run, join);
     b.SetInsertPoint(run);
   }
+  // What a call of the body records: its result, and the lowest and highest region chosen.
+  auto record = [&](llvm::CallInst *call) {
+    if (result) b.CreateStore(call, result);
+    if (stateSlot) b.CreateStore(call, stateSlot);
+    if (choices && choices->lowest) {
+      llvm::MDNode *serial = llvm::MDNode::get(c, {});
+      auto update = [&](Value *slot, llvm::Intrinsic::ID op) {
+        auto *old = b.CreateLoad(call->getType(), slot);
+        auto *store = b.CreateStore(b.CreateBinaryIntrinsic(op, old, call), slot);
+        old->setMetadata(kSerialAccess, serial);
+        store->setMetadata(kSerialAccess, serial);
+      };
+      update(choices->lowest, llvm::Intrinsic::smin);
+      update(choices->highest, llvm::Intrinsic::smax);
+    }
+  };
   llvm::CallInst *call = b.CreateCall(&body, args);
-  if (result) b.CreateStore(call, result);
-  if (stateSlot) b.CreateStore(call, stateSlot);
-  if (choices && choices->lowest) {  // the lowest and highest region any work-item chose
-    llvm::MDNode *serial = llvm::MDNode::get(c, {});
-    auto update = [&](Value *slot, llvm::Intrinsic::ID op) {
-      auto *old = b.CreateLoad(call->getType(), slot);
-      auto *store = b.CreateStore(b.CreateBinaryIntrinsic(op, old, call), slot);
-      old->setMetadata(kSerialAccess, serial);
-      store->setMetadata(kSerialAccess, serial);
-    };
-    update(choices->lowest, llvm::Intrinsic::smin);
-    update(choices->highest, llvm::Intrinsic::smax);
-  }
+  record(call);
   if (join) {
     b.CreateBr(join);
     b.SetInsertPoint(join);
@@ -336,18 +401,37 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     if (d == 0) innerLatchBranch = br;
     b.SetInsertPoint(exits[d]);
   }
+  llvm::BasicBlock *after = exits[2];
   llvm::InlineFunctionInfo inlineInfo;
   if (!llvm::InlineFunction(*call, inlineInfo).isSuccess())
     core::fail(XPURT_ERROR_UNKNOWN, "'{}' could not be inlined into its work-item loop",
                body.getName().str());
   auto blocks = loopBody(innerBody, latches[0]);
   replaceWorkItemCalls(blocks, ctx, ids);
+  if (vectorBody) {
+    b.SetInsertPoint(vectorBlock);
+    llvm::CallInst *vectorCall = b.CreateCall(vectorBody, args);
+    record(vectorCall);
+    Value *next = b.CreateAdd(vectorX, b.getInt64(ctx.vectorWidth), "", true, true);
+    vectorX->addIncoming(next, b.GetInsertBlock());
+    llvm::BranchInst *back = b.CreateBr(vectorHeader);
+    if (!llvm::InlineFunction(*vectorCall, inlineInfo).isSuccess())
+      core::fail(XPURT_ERROR_UNKNOWN, "'{}' could not be inlined into its work-item loop",
+                 vectorBody->getName().str());
+    LoopIds vectorIds{{vectorX, ids.local[1], ids.local[2]}};
+    replaceWorkItemCalls(loopBody(vectorBlock, vectorHeader), ctx, vectorIds);
+    markDone(c, back);
+    vectorBody->eraseFromParent();
+    // The rest, fewer than the width: one at a time, not vectorised again.
+    markParallel(c, blocks, innerLatchBranch, false);
+    return after;
+  }
   std::optional<LoopCopy> unchecked;
   if (!join) unchecked = splitBoundsChecks(blocks, phis[0], latches[0], ctx.localSize[0]);
   if (unchecked) markParallel(c, unchecked->body, unchecked->latchBranch);
   // A masked loop runs only while work-items wait at different regions: rare, so kept scalar.
   markParallel(c, blocks, innerLatchBranch, !unchecked && !join);
-  return exits[2];
+  return after;
 }
 
 llvm::SwitchInst *emitEarliestState(llvm::Function &wg, llvm::BasicBlock *at,

@@ -33,6 +33,9 @@ struct ContextValues {
   llvm::Value *groupScratch = nullptr;  // the collectives' exchange memory, if any
   llvm::Value *round = nullptr;         // i32 alloca: counts the runs of regions
   uint32_t subGroupSize = 0;
+  // Work-items per call of a body vectorised across x (work_item_vectorizer.hpp), for bodies
+  // with loops of their own; 0: never.
+  unsigned vectorWidth = 0;
 };
 
 ContextValues loadContext(llvm::IRBuilder<> &b, llvm::Value *ctx);

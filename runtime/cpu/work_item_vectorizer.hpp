@@ -1,0 +1,31 @@
+// Whole-function vectorisation of a work-item body across x (ISPC's SPMD-on-SIMD, Karrenberg's
+// WFV): one call runs `width` consecutive work-items. Values the same for all of them stay
+// scalar, `get_local_id(0) + c` stays a base and a stride (so `a[get_global_id(0)]` is one
+// vector load), branches they may take differently become masks, and a loop runs while any
+// of them is still in it. The work-group builder uses it where LLVM's loop vectoriser cannot
+// vectorise the loop over work-items: bodies with loops of their own (mandelbrot's escape
+// loop). Anything it cannot prove right (private arrays, vector-typed values that differ per
+// work-item, collectives, irregular loops) leaves the body to the scalar loop.
+#pragma once
+
+#include <llvm/IR/Function.h>
+
+#include <string>
+
+namespace xpurt::cpu {
+
+// XPURT_CPU_VECTORIZE=0 turns it off (for comparing, and for the conformance suite's second
+// run); on by default.
+bool workItemVectorizerEnabled();
+
+// The vector width for the host CPU's features (as "+avx2,+fma,..."): 16 with AVX-512, 8 with
+// AVX, else 4.
+unsigned vectorWidthFor(const std::string &cpuFeatures);
+
+// A function with `body`'s parameters and return type that runs `width` consecutive
+// work-items in x; its work-item functions (xpurt.wi.*) give the first one's values. Returns
+// nullptr with the reason in `why` when it cannot. `body` must be flat (its callees inlined)
+// and return nothing or the same value for every work-item.
+llvm::Function *vectorizeWorkItems(llvm::Function &body, unsigned width, std::string &why);
+
+}  // namespace xpurt::cpu

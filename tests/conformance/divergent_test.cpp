@@ -1,0 +1,149 @@
+// SPIR-V kernels whose work-items part ways in loops and branches (tests/kernels/
+// divergent_kernels.cl), against host references, over group sizes that are and are not
+// multiples of a vector width, down to one work-item.
+#include "device_param.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace xpurt::test {
+namespace {
+
+class DivergentTest : public DeviceTest {
+ protected:
+  Module spirv{device, "xpurt_test_spirv"};
+};
+
+TEST_P(DivergentTest, LoopsOfEachWorkItemsOwnLengthWithABranchInside) {
+  for (size_t local : {1, 3, 8, 13, 64}) {
+    size_t n = local * 7;
+    Array<uint32_t, AllocType::Shared> in(device, n), steps(device, n), peak(device, n);
+    for (size_t i = 0; i < n; ++i) in.hostPtr()[i] = static_cast<uint32_t>(i * 37 % 1000 + 1);
+    uint32_t limit = 100;
+    queue.launch(Kernel(spirv, "collatz"), Range(n).local(local), {in, steps, peak, limit});
+    queue.sync();
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t v = in.hostPtr()[i], count = 0, top = v;
+      while (v != 1 && count < limit) {
+        v = (v & 1) ? 3 * v + 1 : v >> 1;
+        top = std::max(top, v);
+        ++count;
+      }
+      ASSERT_EQ(steps.hostPtr()[i], count) << "local " << local << ", item " << i;
+      ASSERT_EQ(peak.hostPtr()[i], top) << "local " << local << ", item " << i;
+    }
+  }
+}
+
+TEST_P(DivergentTest, NestedLoopsBreakAndWorkItemsReturnEarly) {
+  size_t local = 16, global = 160;
+  int n = 150;  // the last work-items return at once
+  Array<int32_t, AllocType::Shared> in(device, global), out(device, global);
+  std::mt19937 rng(3);
+  for (size_t i = 0; i < global; ++i) in.hostPtr()[i] = static_cast<int32_t>(rng() % 200) - 50;
+  std::fill_n(out.hostPtr(), global, -12345);
+  queue.launch(Kernel(spirv, "nested_breaks"), Range(global).local(local), {in, out, n});
+  queue.sync();
+  for (int i = 0; i < static_cast<int>(global); ++i) {
+    if (i >= n) {
+      ASSERT_EQ(out.hostPtr()[i], -12345) << i;
+      continue;
+    }
+    int v = in.hostPtr()[i], acc = 0;
+    for (int a = 0; a < (v & 7); ++a) {
+      for (int b = 0; b < a + (i & 3); ++b) {
+        if (((a * b + v) & 15) == 3) break;
+        acc += a * 3 + b - v % 5;
+      }
+      if (acc > 40) break;
+    }
+    ASSERT_EQ(out.hostPtr()[i], acc) << i;
+  }
+}
+
+// Work-items that left the loop hold zero where the others divide: an integer division by
+// zero traps on x86, so a vectorised loop must not divide for them.
+TEST_P(DivergentTest, DivisionsAndAtomicsOnlyForWorkItemsStillInTheLoop) {
+  size_t n = 8 * 40;
+  int step = 3;
+  Array<int32_t, AllocType::Shared> in(device, n), counts(device, 16), out(device, n);
+  for (size_t i = 0; i < n; ++i) in.hostPtr()[i] = static_cast<int32_t>(i % 23) * (i % 2 ? 1 : 3);
+  std::fill_n(counts.hostPtr(), 16, 0);
+  queue.launch(Kernel(spirv, "divide_and_count"), Range(n).local(8), {in, counts, out, step});
+  queue.sync();
+  std::vector<int32_t> want(16, 0);
+  for (size_t i = 0; i < n; ++i) {
+    int v = in.hostPtr()[i], q = 0;
+    while (v > 0) {
+      q += 1000 / v;
+      want[v & 15]++;
+      v -= step;
+    }
+    ASSERT_EQ(out.hostPtr()[i], q) << i;
+  }
+  for (int k = 0; k < 16; ++k) EXPECT_EQ(counts.hostPtr()[k], want[k]) << k;
+}
+
+TEST_P(DivergentTest, MathCallsInALoopOfDataDependentLength) {
+  size_t n = 24 * 9;
+  Array<float, AllocType::Shared> in(device, n), out(device, n);
+  Array<int32_t, AllocType::Shared> iterations(device, n);
+  for (size_t i = 0; i < n; ++i) in.hostPtr()[i] = 0.25f + static_cast<float>(i * i % 977);
+  queue.launch(Kernel(spirv, "newton_sqrt"), Range(n).local(24), {in, out, iterations});
+  queue.sync();
+  for (size_t i = 0; i < n; ++i) {
+    float a = in.hostPtr()[i], root = std::sqrt(a);
+    ASSERT_NEAR(out.hostPtr()[i], root, 1e-4f * root) << "sqrt(" << a << ")";
+    ASSERT_LT(iterations.hostPtr()[i], 60) << a;
+    if (a > 4.0f) {
+      ASSERT_GT(iterations.hostPtr()[i], 1) << a;
+    }
+  }
+}
+
+TEST_P(DivergentTest, TwoDimensionalEscapeCounts) {
+  int width = 80, height = 40, limit = 64;
+  for (auto [lx, ly] : {std::pair{16, 4}, std::pair{5, 8}, std::pair{1, 1}}) {
+    Array<int32_t, AllocType::Shared> out(device, width * height);
+    queue.launch(Kernel(spirv, "escape_grid"), Range(width, height).local(lx, ly),
+                 {out, width, limit});
+    queue.sync();
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) {
+        int zr = x - 40, zi = y - 20, k = 0;
+        while (k < limit && zr * zr + zi * zi < 10000) {
+          int t = (zr * zr - zi * zi) / 16 + x - 40;
+          zi = (2 * zr * zi) / 16 + y - 20;
+          zr = t;
+          ++k;
+        }
+        ASSERT_EQ(out.hostPtr()[y * width + x], k) << x << "," << y << " in " << lx << "x" << ly;
+      }
+  }
+}
+
+TEST_P(DivergentTest, ALoopOfVaryingLengthAfterABarrier) {
+  for (size_t local : {8, 12, 32}) {
+    size_t n = local * 6;
+    Array<uint32_t, AllocType::Shared> in(device, n), out(device, n);
+    for (size_t i = 0; i < n; ++i) in.hostPtr()[i] = static_cast<uint32_t>(i * 53 % 700 + 1);
+    queue.launch(Kernel(spirv, "steps_of_neighbour"), Range(n).local(local),
+                 {in, out, Arg::local(local * sizeof(uint32_t))});
+    queue.sync();
+    for (size_t i = 0; i < n; ++i) {
+      size_t group = i / local, lid = i % local;
+      uint32_t v = in.hostPtr()[group * local + (lid + 1) % local], steps = 0;
+      while (v != 1 && steps < 500) {
+        v = (v & 1) ? 3 * v + 1 : v / 2;
+        ++steps;
+      }
+      ASSERT_EQ(out.hostPtr()[i], steps) << "local " << local << ", item " << i;
+    }
+  }
+}
+
+XPURT_INSTANTIATE_CONFORMANCE(DivergentTest);
+
+}  // namespace
+}  // namespace xpurt::test

@@ -1,0 +1,87 @@
+// Kernels whose work-items take different paths through loops and branches: what the CPU
+// JIT's whole-function vectoriser runs several work-items at a time with masks.
+
+// Collatz: a loop each work-item leaves after its own number of steps, with a branch inside.
+kernel void collatz(global const uint *in, global uint *steps, global uint *peak, uint limit) {
+  size_t i = get_global_id(0);
+  uint n = in[i], count = 0, top = n;
+  while (n != 1 && count < limit) {
+    if (n & 1)
+      n = 3 * n + 1;
+    else
+      n >>= 1;
+    top = max(top, n);
+    ++count;
+  }
+  steps[i] = count;
+  peak[i] = top;
+}
+
+// Nested loops of varying trip counts, breaks out of each, and an early return.
+kernel void nested_breaks(global const int *in, global int *out, int n) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  int v = in[i], acc = 0;
+  for (int a = 0; a < (v & 7); ++a) {
+    for (int b = 0; b < a + (i & 3); ++b) {
+      if (((a * b + v) & 15) == 3) break;
+      acc += a * 3 + b - v % 5;
+    }
+    if (acc > 40) break;
+  }
+  out[i] = acc;
+}
+
+// A division by a value that is zero for work-items already out of the loop, and atomics
+// inside it.
+kernel void divide_and_count(global const int *in, global int *counts, global int *out,
+                             int step) {
+  int i = get_global_id(0);
+  int v = in[i], q = 0;
+  while (v > 0) {
+    q += 1000 / v;
+    atomic_inc(&counts[v & 15]);
+    v -= step;
+  }
+  out[i] = q;
+}
+
+// Newton's square root with math calls in a loop of data-dependent length.
+kernel void newton_sqrt(global const float *in, global float *out, global int *iterations) {
+  size_t i = get_global_id(0);
+  float a = in[i], x = a > 1.0f ? a : 1.0f;
+  int k = 0;
+  while (fabs(x * x - a) > 1e-5f * a && k < 60) {
+    x = 0.5f * (x + a / x) + 0.0f * sin(x);
+    ++k;
+  }
+  out[i] = x;
+  iterations[i] = k;
+}
+
+// Two dimensions: work-items of one row share y; the loop's length depends on x and y.
+kernel void escape_grid(global int *out, int width, int limit) {
+  int x = get_global_id(0), y = get_global_id(1);
+  int zr = x - 40, zi = y - 20, k = 0;
+  while (k < limit && zr * zr + zi * zi < 10000) {
+    int t = (zr * zr - zi * zi) / 16 + x - 40;
+    zi = (2 * zr * zi) / 16 + y - 20;
+    zr = t;
+    ++k;
+  }
+  out[y * width + x] = k;
+}
+
+// A loop of varying length after a barrier: the region after it runs vectorised with what the
+// work-items kept across the barrier.
+kernel void steps_of_neighbour(global const uint *in, global uint *out, local uint *tmp) {
+  size_t lid = get_local_id(0), size = get_local_size(0);
+  tmp[lid] = in[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint v = tmp[(lid + 1) % size], steps = 0;
+  while (v != 1 && steps < 500) {
+    v = (v & 1) ? 3 * v + 1 : v / 2;
+    ++steps;
+  }
+  out[get_global_id(0)] = steps;
+}
