@@ -372,11 +372,8 @@ void Vectorizer::leaveThrough(BasicBlock *bb) {
 }  // namespace wfv
 
 bool workItemVectorizerEnabled() {
-  static const bool enabled = [] {
-    auto v = core::envValue("XPURT_CPU_VECTORIZE");
-    return !v || (*v != "0" && *v != "off" && *v != "false");
-  }();
-  return enabled;
+  // Read each time: the JIT worker reads its own environment, the cache key the application's.
+  return core::envChoice("XPURT_CPU_VECTORIZE", {"0", "off", "false", "1", "on", "true"}, 4) >= 3;
 }
 
 unsigned vectorWidthFor(const std::string &features) {

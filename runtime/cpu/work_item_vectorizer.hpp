@@ -14,8 +14,8 @@
 
 namespace xpurt::cpu {
 
-// XPURT_CPU_VECTORIZE=0 turns it off (for comparing, and for the conformance suite's second
-// run); on by default.
+// XPURT_CPU_VECTORIZE=0 (or off, false) turns it off, for comparing and for the conformance
+// suite's second run; on by default. Another value is an XPURT_ERROR_INVALID_CONFIG error.
 bool workItemVectorizerEnabled();
 
 // The vector width for the host CPU's features (as "+avx2,+fma,..."): 16 with AVX-512, 8 with

@@ -195,5 +195,18 @@ TEST_F(SpirvIntake, TheJitCanRunInThisProcess) {
   EXPECT_TRUE(contains(lastMessage(), "XPURT_JIT_ISOLATION")) << lastMessage();
 }
 
+// XPURT_CPU_VECTORIZE takes on or off; anything else is refused, naming the variable.
+TEST_F(SpirvIntake, TheVectoriserSettingIsOnOrOff) {
+  ScopedEnv noCache("XPURT_CACHE_DIR", "off");
+  {
+    ScopedEnv off("XPURT_CPU_VECTORIZE", "off");
+    EXPECT_XPURT(XPURT_SUCCESS, load(module()));
+  }
+  ScopedEnv wrong("XPURT_CPU_VECTORIZE", "maybe");
+  EXPECT_XPURT(XPURT_ERROR_INVALID_CONFIG, load(module()));
+  EXPECT_TRUE(contains(lastMessage(), "XPURT_CPU_VECTORIZE")) << lastMessage();
+  expectUsable();
+}
+
 }  // namespace
 }  // namespace xpurt::test
