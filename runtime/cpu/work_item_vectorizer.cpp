@@ -25,6 +25,7 @@
 #include <llvm/Transforms/Utils/LowerSwitch.h>
 #include <llvm/Transforms/Utils/UnifyFunctionExitNodes.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -152,13 +153,15 @@ std::vector<Node> Vectorizer::order(llvm::Loop *loop) {
     if (!l) return {nullptr, nullptr};  // outside `loop`
     return {l->getHeader(), l};
   };
+  // Nodes in the function's block order, never by address: the same module must compile to
+  // the same code (the disk cache checks it).
   std::map<BasicBlock *, std::set<BasicBlock *>> preds;  // node (its block or header) -> preds
-  std::set<BasicBlock *> nodes;
+  std::vector<BasicBlock *> nodes;
   std::map<BasicBlock *, llvm::Loop *> loopOf;
   for (BasicBlock *b : blocks) {
     auto [n, l] = nodeOf(b);
     if (!n) continue;
-    nodes.insert(n);
+    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
     if (l) loopOf[n] = l;
     for (BasicBlock *s : llvm::successors(b)) {
       auto [sn, sl] = nodeOf(s);
@@ -325,7 +328,8 @@ void Vectorizer::emitLoop(llvm::Loop *loop) {
   active->addIncoming(again, end);
   for (size_t k = 0; k < phisG.size(); ++k) phisG[k]->addIncoming(nextValues[k], end);
   b_.SetInsertPoint(after);
-  std::map<llvm::PHINode *, std::vector<std::pair<Value *, Value *>>> exitValues;
+  // Per exit phi, in the order of the exits: (lanes that left by the edge, their values).
+  std::vector<std::pair<llvm::PHINode *, std::vector<std::pair<Value *, Value *>>>> exitValues;
   for (auto &exit : exits) {
     exit->left->addIncoming(exit->leftNext, end);
     auto *left = b_.CreatePHI(maskType, 2, "wfv.left.all");
@@ -338,7 +342,10 @@ void Vectorizer::emitLoop(llvm::Loop *loop) {
       auto *value = b_.CreatePHI(kept->getType(), 2, phi->getName());
       value->addIncoming(llvm::Constant::getNullValue(kept->getType()), guard);
       value->addIncoming(exit->keptNext[k], end);
-      exitValues[phi].emplace_back(left, value);
+      auto known = std::find_if(exitValues.begin(), exitValues.end(),
+                                [phi = phi](const auto &e) { return e.first == phi; });
+      if (known == exitValues.end()) known = exitValues.insert(exitValues.end(), {phi, {}});
+      known->second.emplace_back(left, value);
     }
     exitsFrom_[exit->from].clear();
   }
