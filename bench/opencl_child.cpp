@@ -14,8 +14,8 @@
 //   release <buffer id>
 //   arg <kernel id> <index> mem <buffer id> | bytes <hex> | local <bytes>
 //   run <kernel id> <dims> <g0> <g1> <g2> <l0> <l1> <l2>   enqueue and wait
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "opencl_platform.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -51,26 +51,18 @@ struct Mapping {
 class Host {
  public:
   explicit Host(const std::string &platformPart) {
-    cl_uint count = 0;
-    if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0)
-      throw Failure("no OpenCL platform found (OCL_ICD_VENDORS: " + env("OCL_ICD_VENDORS") + ")");
-    std::vector<cl_platform_id> platforms(count);
-    clGetPlatformIDs(count, platforms.data(), nullptr);
     std::string seen;
-    for (cl_platform_id p : platforms) {
-      char name[256] = {};
-      clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-      seen += std::string(seen.empty() ? "" : ", ") + name;
-      if (std::string(name).find(platformPart) == std::string::npos) continue;
-      if (clGetDeviceIDs(p, CL_DEVICE_TYPE_CPU, 1, &device_, nullptr) != CL_SUCCESS) continue;
-      cl_int err = CL_SUCCESS;
-      context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
-      check(err, "clCreateContext");
-      queue_ = clCreateCommandQueueWithProperties(context_, device_, nullptr, &err);
-      check(err, "clCreateCommandQueueWithProperties");
-      return;
-    }
-    throw Failure("no CPU device of a platform named '" + platformPart + "' (found: " + seen + ")");
+    device_ = xpurt::bench::findCpuDevice(platformPart, seen);
+    if (!device_ && seen.empty())
+      throw Failure("no OpenCL platform found (OCL_ICD_VENDORS: " + env("OCL_ICD_VENDORS") + ")");
+    if (!device_)
+      throw Failure("no CPU device of a platform named '" + platformPart + "' (found: " + seen +
+                    ")");
+    cl_int err = CL_SUCCESS;
+    context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
+    check(err, "clCreateContext");
+    queue_ = clCreateCommandQueueWithProperties(context_, device_, nullptr, &err);
+    check(err, "clCreateCommandQueueWithProperties");
   }
 
   std::string handle(const std::string &line) {

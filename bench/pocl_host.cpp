@@ -14,27 +14,19 @@ void check(cl_int err, const char *what) {
 }  // namespace
 
 PoclHost::PoclHost() {
-  cl_uint count = 0;
-  if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) {
-    why_ = "no OpenCL platform (install pocl-opencl-icd)";
+  std::string seen;
+  device_ = findCpuDevice("Portable Computing Language", seen);
+  if (!device_) {
+    why_ = seen.empty() ? "no OpenCL platform (install pocl-opencl-icd)"
+                        : "no PoCL CPU device among the OpenCL platforms (install pocl-opencl-icd)";
     return;
   }
-  std::vector<cl_platform_id> platforms(count);
-  clGetPlatformIDs(count, platforms.data(), nullptr);
-  for (cl_platform_id p : platforms) {
-    char name[256] = {};
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-    if (std::string(name).find("Portable Computing Language") == std::string::npos) continue;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_CPU, 1, &device_, nullptr) != CL_SUCCESS) continue;
-    cl_int err = CL_SUCCESS;
-    context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
-    check(err, "clCreateContext");
-    queue_ = clCreateCommandQueueWithProperties(context_, device_, nullptr, &err);
-    check(err, "clCreateCommandQueueWithProperties");
-    why_.clear();
-    return;
-  }
-  why_ = "no PoCL CPU device among the OpenCL platforms (install pocl-opencl-icd)";
+  cl_int err = CL_SUCCESS;
+  context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
+  check(err, "clCreateContext");
+  queue_ = clCreateCommandQueueWithProperties(context_, device_, nullptr, &err);
+  check(err, "clCreateCommandQueueWithProperties");
+  why_.clear();
 }
 
 PoclHost::~PoclHost() {

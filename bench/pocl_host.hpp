@@ -3,8 +3,7 @@
 
 #include "opencl_host.hpp"
 
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "opencl_platform.hpp"
 
 #include <string>
 #include <vector>

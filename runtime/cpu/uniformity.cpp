@@ -43,32 +43,36 @@ bool Uniformity::varies(const llvm::Instruction &i,
   return anyVarying(i);
 }
 
+Divergence divergentBlocks(llvm::Function &f, const llvm::PostDominatorTree &postDominators,
+                           const std::function<bool(const llvm::Value *)> &varies) {
+  Divergence d;
+  for (llvm::BasicBlock &b : f) {
+    const llvm::Instruction *t = b.getTerminator();
+    const llvm::Value *cond = nullptr;
+    if (auto *br = llvm::dyn_cast<llvm::BranchInst>(t); br && br->isConditional())
+      cond = br->getCondition();
+    if (auto *sw = llvm::dyn_cast<llvm::SwitchInst>(t)) cond = sw->getCondition();
+    if (!cond || !varies(cond)) continue;
+    auto *node = postDominators.getNode(&b);
+    const llvm::BasicBlock *meet = node && node->getIDom() ? node->getIDom()->getBlock() : nullptr;
+    if (meet) d.joins.insert(meet);
+    std::vector<const llvm::BasicBlock *> work(llvm::succ_begin(&b), llvm::succ_end(&b));
+    while (!work.empty()) {
+      const llvm::BasicBlock *x = work.back();
+      work.pop_back();
+      if (x == meet || !d.divergent.insert(x).second) continue;
+      for (const llvm::BasicBlock *next : llvm::successors(x)) work.push_back(next);
+    }
+  }
+  return d;
+}
+
 Uniformity::Uniformity(llvm::Function &kernel) {
   llvm::PostDominatorTree postDominators(kernel);
   for (bool changed = true; changed;) {
     changed = false;
-    // Blocks that only some work-items may run (between a branch on a varying condition and
-    // the point where all paths meet again), and those meeting points.
-    std::set<const llvm::BasicBlock *> divergent, joins;
-    for (llvm::BasicBlock &b : kernel) {
-      const llvm::Instruction *t = b.getTerminator();
-      const llvm::Value *cond = nullptr;
-      if (auto *br = llvm::dyn_cast<llvm::BranchInst>(t); br && br->isConditional())
-        cond = br->getCondition();
-      if (auto *sw = llvm::dyn_cast<llvm::SwitchInst>(t)) cond = sw->getCondition();
-      if (!cond || !varying_.count(cond)) continue;
-      auto *node = postDominators.getNode(&b);
-      const llvm::BasicBlock *meet =
-          node && node->getIDom() ? node->getIDom()->getBlock() : nullptr;
-      if (meet) joins.insert(meet);
-      std::vector<const llvm::BasicBlock *> work(llvm::succ_begin(&b), llvm::succ_end(&b));
-      while (!work.empty()) {
-        const llvm::BasicBlock *x = work.back();
-        work.pop_back();
-        if (x == meet || !divergent.insert(x).second) continue;
-        for (const llvm::BasicBlock *next : llvm::successors(x)) work.push_back(next);
-      }
-    }
+    auto [divergent, joins] = divergentBlocks(
+        kernel, postDominators, [&](const llvm::Value *cond) { return varying_.count(cond) > 0; });
     for (llvm::Instruction &i : llvm::instructions(kernel))
       if (!varying_.count(&i) && varies(i, divergent, joins)) {
         varying_.insert(&i);

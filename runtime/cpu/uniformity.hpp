@@ -3,11 +3,23 @@
 // that lives across a barrier is kept once per group instead of once per work-item.
 #pragma once
 
+#include <llvm/Analysis/PostDominators.h>
 #include <llvm/IR/Function.h>
+
+#include <functional>
 
 #include <set>
 
 namespace xpurt::cpu {
+
+// Blocks that only some work-items may run (between a branch on a condition for which
+// `varies` holds and its immediate post-dominator, where all paths meet again), and those
+// meeting points.
+struct Divergence {
+  std::set<const llvm::BasicBlock *> divergent, joins;
+};
+Divergence divergentBlocks(llvm::Function &f, const llvm::PostDominatorTree &postDominators,
+                           const std::function<bool(const llvm::Value *)> &varies);
 
 class Uniformity {
  public:

@@ -302,7 +302,7 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
   // tracked region runs keep to the scalar loop).
   llvm::Function *vectorBody = nullptr;
   bool tracked = choices && (choices->states || choices->onlyRegion);
-  if (ctx.vectorWidth > 1 && !tracked && workItemVectorizerEnabled() && hasLoop(body)) {
+  if (ctx.vectorWidth > 1 && !tracked && hasLoop(body)) {
     std::string why;
     vectorBody = vectorizeWorkItems(body, ctx.vectorWidth, why);
     if (vectorBody)

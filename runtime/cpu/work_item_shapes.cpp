@@ -1,17 +1,16 @@
 #include "work_item_shapes.hpp"
 
 #include "barrier_regions.hpp"
+#include "uniformity.hpp"
 #include "work_item_loops.hpp"
 
 #include <llvm/Analysis/PostDominators.h>
-#include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GetElementPtrTypeIterator.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Operator.h>
 
 #include <optional>
-#include <vector>
 
 namespace xpurt::cpu {
 namespace {
@@ -68,29 +67,9 @@ WorkItemShapes::WorkItemShapes(llvm::Function &body) {
         }
       }
     }
-    // Blocks that only some work-items run: from a branch on a condition that differs between
-    // them to where its paths meet again (its immediate post-dominator), and those meeting
-    // points, where a phi chooses per work-item.
-    std::set<const llvm::BasicBlock *> divergent, joins;
-    for (llvm::BasicBlock &b : body) {
-      const llvm::Instruction *t = b.getTerminator();
-      const llvm::Value *cond = nullptr;
-      if (auto *br = llvm::dyn_cast<llvm::BranchInst>(t); br && br->isConditional())
-        cond = br->getCondition();
-      if (auto *sw = llvm::dyn_cast<llvm::SwitchInst>(t)) cond = sw->getCondition();
-      if (!cond || uniform(cond)) continue;
-      auto *node = postDominators.getNode(&b);
-      const llvm::BasicBlock *meet =
-          node && node->getIDom() ? node->getIDom()->getBlock() : nullptr;
-      if (meet) joins.insert(meet);
-      std::vector<const llvm::BasicBlock *> work(llvm::succ_begin(&b), llvm::succ_end(&b));
-      while (!work.empty()) {
-        const llvm::BasicBlock *x = work.back();
-        work.pop_back();
-        if (x == meet || !divergent.insert(x).second) continue;
-        for (const llvm::BasicBlock *next : llvm::successors(x)) work.push_back(next);
-      }
-    }
+    // Blocks that only some work-items run, and where their paths meet: a phi chooses there.
+    auto [divergent, joins] = divergentBlocks(
+        body, postDominators, [&](const llvm::Value *cond) { return !uniform(cond); });
     if (divergent != divergent_ || joins != joins_) {
       divergent_ = std::move(divergent);
       joins_ = std::move(joins);

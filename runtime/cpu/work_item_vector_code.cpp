@@ -191,25 +191,21 @@ void Vectorizer::emitMemory(Instruction &i) {
 void Vectorizer::emitCall(llvm::CallBase &call) {
   Shape s = shapes_.of(&call);
   llvm::Function *callee = call.getCalledFunction();
-  if (llvm::StringRef name = callee->getName(); name.consume_front(kWorkItemPrefix)) {
-    if (s.kind == Shape::Varying) {
-      // Per lane, a work-item function would answer for the first work-item.
-      if (name != kIsLocal) throw Unsupported{"a work-item function of a varying dimension"};
-      return scalarize(call);
-    }
+  llvm::StringRef name = callee->getName();
+  bool workItem = name.consume_front(kWorkItemPrefix);
+  if (workItem && s.kind == Shape::Varying) {
+    // Per lane, a work-item function would answer for the first work-item.
+    if (name != kIsLocal) throw Unsupported{"a work-item function of a varying dimension"};
+    return scalarize(call);
+  }
+  // A work-item function, or a call that touches no memory on uniform arguments: once, for
+  // all lanes (a consecutive work-item function gives the first lane's value).
+  if (workItem || (s.kind == Shape::Uniform && !call.getType()->isVoidTy())) {
     Instruction *copy = call.clone();
     for (unsigned k = 0; k < call.arg_size(); ++k)
       copy->setOperand(k, scalar(call.getArgOperand(k)));
     b_.Insert(copy, call.getName());
     (s.kind == Shape::Uniform ? scalars_ : bases_)[&call] = copy;
-    return;
-  }
-  if (s.kind == Shape::Uniform && !call.getType()->isVoidTy()) {  // no memory, no side effects
-    Instruction *copy = call.clone();
-    for (unsigned k = 0; k < call.arg_size(); ++k)
-      copy->setOperand(k, scalar(call.getArgOperand(k)));
-    b_.Insert(copy, call.getName());
-    scalars_[&call] = copy;
     return;
   }
   llvm::Type *ret = call.getType();
