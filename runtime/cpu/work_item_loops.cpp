@@ -206,7 +206,9 @@ std::vector<llvm::BasicBlock *> loopBody(llvm::BasicBlock *body, llvm::BasicBloc
 }
 
 // Work-items of a group are independent between barriers: tell the vectoriser that the loop
-// over them carries no memory dependence.
+// over them carries no memory dependence. Not interleaved: a vector step of four interleaved
+// vectors needs 32 work-items in x on AVX2, and 16 x 16 groups would always take the scalar
+// remainder instead.
 // vectorise = false: the loop runs rarely (the checked copy that only groups straddling a
 // bound take); keep it scalar rather than spend compile time on vector code for it.
 void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &body,
@@ -224,7 +226,11 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
   llvm::MDNode *parallel =
       llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group});
   std::vector<llvm::Metadata *> properties{nullptr, parallel};
-  if (!vectorise) {
+  if (vectorise) {
+    properties.push_back(llvm::MDNode::get(
+        c, {llvm::MDString::get(c, "llvm.loop.interleave.count"),
+            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1))}));
+  } else {
     properties.push_back(
         llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
                               llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))}));
