@@ -15,7 +15,9 @@
 #include "work_group_builder.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/blocked_range2d.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include <atomic>
 #include <chrono>
@@ -57,6 +59,9 @@ char *privateMemory(size_t bytes) {
   return buffer.get(bytes);
 }
 
+// Groups per side of the tiles that runWorkGroups hands its threads.
+constexpr uint64_t kGroupTile = 8;
+
 // Runs every work-group of the range, in parallel over the device's arena.
 void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange &r,
                    size_t localBytes, const KernelLayout &layout, const std::string &kernel) {
@@ -66,13 +71,25 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
   uint64_t numGroups[3];
   for (int d = 0; d < 3; ++d)
     numGroups[d] = (r.globalSize[d] + r.localSize[d] - 1) / r.localSize[d];
-  uint64_t total = numGroups[0] * numGroups[1] * numGroups[2];
   // The first group whose work-items parted at a barrier (linear id + 1): its launch fails
   // once every group has run, which the other groups do unharmed.
   std::atomic<uint64_t> divergentGroup{0};
-  // A run of consecutive groups on one thread: the context is set up once, and the group id
-  // steps like an odometer instead of being divided out of a linear index per group.
-  auto runGroups = [&](const tbb::blocked_range<uint64_t> &range) {
+  // Groups of a 2-D or 3-D grid run in square tiles of groups (x by rows of y and z), and the
+  // threads split the grid of tiles into blocks: neighbouring groups touch neighbouring memory
+  // in both directions (a transpose's reads and writes, the rows and columns sgemm's tiles
+  // share), so a thread keeps in its caches what a whole row of groups at a time would not.
+  // A 1-D grid, or one with too few tiles to keep every thread busy, runs group by group. The
+  // context is set up once per block.
+  uint64_t rows = numGroups[1] * numGroups[2];
+  auto tilesFor = [&](uint64_t side) {
+    return (numGroups[0] + side - 1) / side * ((rows + side - 1) / side);
+  };
+  uint64_t side = kGroupTile;
+  if (rows == 1 ||
+      tilesFor(side) < 4 * static_cast<uint64_t>(tbb::this_task_arena::max_concurrency()))
+    side = 1;
+  uint64_t tilesX = (numGroups[0] + side - 1) / side, tilesY = (rows + side - 1) / side;
+  auto runTiles = [&](const tbb::blocked_range2d<uint64_t> &range) {
     WorkGroupContext ctx{};
     for (int d = 0; d < 3; ++d) {
       ctx.enqueuedLocalSize[d] = r.localSize[d];
@@ -84,35 +101,37 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
     ctx.localBytes = localBytes;
     char *local = localBytes ? localMemory(localBytes) : nullptr;
     char *priv = privateBytes ? privateMemory(privateBytes) : nullptr;
-    uint64_t first = range.begin();
-    ctx.groupId[0] = first % numGroups[0];
-    ctx.groupId[1] = first / numGroups[0] % numGroups[1];
-    ctx.groupId[2] = first / (numGroups[0] * numGroups[1]);
-    for (uint64_t g = first; g < range.end(); ++g) {
-      for (int d = 0; d < 3; ++d)
-        ctx.localSize[d] =
-            std::min(r.localSize[d], r.globalSize[d] - ctx.groupId[d] * r.localSize[d]);
-      fn(args, &ctx, local, priv);
-      if (ctx.divergent) {
-        uint64_t none = 0;
-        divergentGroup.compare_exchange_strong(none, g + 1);
-        ctx.divergent = 0;
-      }
-      if (++ctx.groupId[0] == numGroups[0]) {
-        ctx.groupId[0] = 0;
-        if (++ctx.groupId[1] == numGroups[1]) {
-          ctx.groupId[1] = 0;
-          ++ctx.groupId[2];
+    for (uint64_t ty = range.rows().begin(); ty < range.rows().end(); ++ty)
+      for (uint64_t tx = range.cols().begin(); tx < range.cols().end(); ++tx) {
+        uint64_t firstRow = ty * side, firstCol = tx * side;
+        uint64_t endRow = std::min(firstRow + side, rows);
+        uint64_t endCol = std::min(firstCol + side, numGroups[0]);
+        for (uint64_t row = firstRow; row < endRow; ++row) {
+          ctx.groupId[1] = row % numGroups[1];
+          ctx.groupId[2] = row / numGroups[1];
+          for (int d = 1; d < 3; ++d)
+            ctx.localSize[d] =
+                std::min(r.localSize[d], r.globalSize[d] - ctx.groupId[d] * r.localSize[d]);
+          for (uint64_t col = firstCol; col < endCol; ++col) {
+            ctx.groupId[0] = col;
+            ctx.localSize[0] = std::min(r.localSize[0], r.globalSize[0] - col * r.localSize[0]);
+            fn(args, &ctx, local, priv);
+            if (ctx.divergent) {
+              uint64_t none = 0;
+              divergentGroup.compare_exchange_strong(none, row * numGroups[0] + col + 1);
+              ctx.divergent = 0;
+            }
+          }
         }
       }
-    }
   };
-  if (total == 1) {
-    runGroups(tbb::blocked_range<uint64_t>(0, 1));
+  if (tilesX * tilesY == 1) {
+    runTiles(tbb::blocked_range2d<uint64_t>(0, 1, 0, 1));
   } else {
     TbbHandOff handOff;
     handOff.handOver([&] {
-      tbb::parallel_for(tbb::blocked_range<uint64_t>(0, total), handOff.wrap(runGroups));
+      tbb::parallel_for(tbb::blocked_range2d<uint64_t>(0, tilesY, 0, tilesX),
+                        handOff.wrap(runTiles));
     });
   }
   if (uint64_t g = divergentGroup.load()) {

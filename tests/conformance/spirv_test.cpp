@@ -69,7 +69,12 @@ TEST_P(SpirvTest, WorkItemFunctionsInOneTwoAndThreeDimensionsWithPartialGroupsAn
   } cases[] = {{1, {37, 1, 1}, {8, 1, 1}, {0, 0, 0}},
                {1, {64, 1, 1}, {16, 1, 1}, {5, 0, 0}},
                {2, {13, 7, 1}, {4, 3, 1}, {1, 2, 0}},
-               {3, {5, 6, 7}, {2, 4, 3}, {3, 0, 1}}};
+               {3, {5, 6, 7}, {2, 4, 3}, {3, 0, 1}},
+               // Grids of enough groups that the CPU runs them in tiles of groups, with
+               // partial tiles at the edges and, in 3-D, tiles that span two z planes.
+               {2, {290, 182, 1}, {2, 2, 1}, {1, 0, 0}},
+               {2, {291, 181, 1}, {2, 2, 1}, {0, 0, 0}},
+               {3, {130, 40, 9}, {2, 2, 3}, {0, 1, 2}}};
   for (const Case &c : cases) {
     size_t items = c.g[0] * c.g[1] * c.g[2];
     Array<uint64_t, AllocType::Shared> out(device, items * 16);
