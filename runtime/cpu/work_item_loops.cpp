@@ -284,6 +284,16 @@ bool hasLoop(llvm::Function &body) {
   return !loops.empty();
 }
 
+// Does `body` run without branching (one block, or a chain of unconditional branches)?
+bool isStraightLine(llvm::Function &body) {
+  for (llvm::BasicBlock &b : body) {
+    auto *branch = llvm::dyn_cast<llvm::BranchInst>(b.getTerminator());
+    if (!branch ? !llvm::isa<llvm::ReturnInst>(b.getTerminator()) : branch->isConditional())
+      return false;
+  }
+  return true;
+}
+
 // Loop metadata: not vectorised or unrolled again.
 void markDone(llvm::LLVMContext &c, llvm::BranchInst *latchBranch) {
   llvm::Metadata *properties[] = {
@@ -305,12 +315,17 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
   llvm::LLVMContext &c = wg.getContext();
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
   // Bodies with loops of their own run `width` work-items per call where it can (masked and
-  // tracked region runs keep to the scalar loop).
+  // tracked region runs keep to the scalar loop). So do regions between barriers that are
+  // straight-line code: the vectoriser keeps a transpose's strided reads of __local memory
+  // as gathers and needs no run-time alias checks. Regions with branches or loops that all
+  // work-items take alike stay with LLVM's loop vectoriser, which keeps such branches as
+  // branches where this vectoriser would run both sides under masks.
   llvm::Function *vectorBody = nullptr;
   bool tracked = choices && (choices->states || choices->onlyRegion);
-  if (ctx.vectorWidth > 1 && !tracked && hasLoop(body)) {
+  bool loops = hasLoop(body), straight = result && isStraightLine(body);
+  if (ctx.vectorWidth > 1 && !tracked && (loops || straight)) {
     std::string why;
-    vectorBody = vectorizeWorkItems(body, ctx.vectorWidth, why);
+    vectorBody = vectorizeWorkItems(body, ctx.vectorWidth, straight, why);
     if (vectorBody)
       core::log().debug("work-items of '{}' run {} at a time", body.getName().str(),
                         ctx.vectorWidth);

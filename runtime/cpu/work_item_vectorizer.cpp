@@ -123,7 +123,7 @@ void Vectorizer::check() {
   bool divergentLoop = false;
   for (llvm::Loop *loop : loops_.getLoopsInPreorder())
     divergentLoop = divergentLoop || shapes_.divergent(loop->getHeader());
-  if (!divergentLoop)
+  if (!divergentLoop && !anyBody_)
     throw Unsupported{"its loops run alike for all work-items, which LLVM vectorises as they are"};
   for (llvm::Loop *loop : loops_.getLoopsInPreorder()) {
     if (!loop->getLoopPreheader() || !loop->getLoopLatch() || !loop->hasDedicatedExits())
@@ -389,14 +389,15 @@ unsigned vectorWidthFor(const std::string &features) {
   return 4;
 }
 
-llvm::Function *vectorizeWorkItems(llvm::Function &body, unsigned width, std::string &why) {
+llvm::Function *vectorizeWorkItems(llvm::Function &body, unsigned width, bool anyBody,
+                                   std::string &why) {
   llvm::ValueToValueMapTy map;
   llvm::Function *prepared = llvm::CloneFunction(&body, map);
   prepared->setName(body.getName() + ".wfv.prepared");
   llvm::Function *result = nullptr;
   try {
     wfv::prepare(*prepared);
-    wfv::Vectorizer v(*prepared, width);
+    wfv::Vectorizer v(*prepared, width, anyBody);
     result = v.run((body.getName() + ".x" + std::to_string(width)).str());
   } catch (const wfv::Unsupported &u) {
     why = u.why;

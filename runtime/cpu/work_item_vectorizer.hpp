@@ -4,8 +4,10 @@
 // vector load), branches they may take differently become masks, and a loop runs while any
 // of them is still in it. The work-group builder uses it where LLVM's loop vectoriser cannot
 // vectorise the loop over work-items: bodies with loops of their own (mandelbrot's escape
-// loop). Anything it cannot prove right (private arrays, vector-typed values that differ per
-// work-item, collectives, irregular loops) leaves the body to the scalar loop.
+// loop); and on straight-line regions between barriers, where it keeps strided reads of
+// __local memory as gathers (anyBody). Anything it cannot prove right (private arrays, vector-typed
+// values that differ per work-item, collectives, irregular loops) leaves the body to the scalar
+// loop.
 #pragma once
 
 #include <llvm/IR/Function.h>
@@ -25,7 +27,9 @@ unsigned vectorWidthFor(const std::string &cpuFeatures);
 // A function with `body`'s parameters and return type that runs `width` consecutive
 // work-items in x; its work-item functions (xpurt.wi.*) give the first one's values. Returns
 // nullptr with the reason in `why` when it cannot. `body` must be flat (its callees inlined)
-// and return nothing or the same value for every work-item.
-llvm::Function *vectorizeWorkItems(llvm::Function &body, unsigned width, std::string &why);
+// and return nothing or the same value for every work-item. Unless `anyBody`, a body whose
+// loops all work-items leave together is left to LLVM (a reason in `why`).
+llvm::Function *vectorizeWorkItems(llvm::Function &body, unsigned width, bool anyBody,
+                                   std::string &why);
 
 }  // namespace xpurt::cpu

@@ -34,9 +34,10 @@ struct Node {
 
 class Vectorizer {
  public:
-  Vectorizer(llvm::Function &f, unsigned width)
+  Vectorizer(llvm::Function &f, unsigned width, bool anyBody)
       : f_(f),
         w_(width),
+        anyBody_(anyBody),
         shapes_(f),
         dt_(f),
         loops_(dt_),
@@ -94,6 +95,7 @@ class Vectorizer {
 
   llvm::Function &f_;
   unsigned w_;
+  bool anyBody_;  // vectorise bodies without divergent loops too
   WorkItemShapes shapes_;
   llvm::DominatorTree dt_;
   llvm::LoopInfo loops_;
