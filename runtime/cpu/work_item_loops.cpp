@@ -284,23 +284,30 @@ bool hasLoop(llvm::Function &body) {
   return !loops.empty();
 }
 
-// Does `body` run without branching (one block, or a chain of unconditional branches)?
-bool isStraightLine(llvm::Function &body) {
+// Do `body`'s branches only leave or repeat loops (no if or else)?
+bool branchesOnlyAtLoopExits(llvm::Function &body) {
+  llvm::DominatorTree dt(body);
+  llvm::LoopInfo loops(dt);
   for (llvm::BasicBlock &b : body) {
     auto *branch = llvm::dyn_cast<llvm::BranchInst>(b.getTerminator());
-    if (!branch ? !llvm::isa<llvm::ReturnInst>(b.getTerminator()) : branch->isConditional())
-      return false;
+    if (!branch) {
+      if (!llvm::isa<llvm::ReturnInst>(b.getTerminator())) return false;
+      continue;
+    }
+    llvm::Loop *loop = loops.getLoopFor(&b);
+    if (branch->isConditional() && (!loop || !loop->isLoopExiting(&b))) return false;
   }
   return true;
 }
 
-// Loop metadata: not vectorised or unrolled again.
+// Loop metadata: not vectorised again. (Not "unroll.disable": when LLVM folds this latch
+// into the exit of a loop in the body, that loop takes the metadata, and sgemm's k loop
+// would no longer be unrolled.)
 void markDone(llvm::LLVMContext &c, llvm::BranchInst *latchBranch) {
   llvm::Metadata *properties[] = {
       nullptr,
       llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
-                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))}),
-      llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")})};
+                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))})};
   auto loopId = llvm::MDNode::getDistinct(c, properties);
   loopId->replaceOperandWith(0, loopId);
   latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
@@ -315,14 +322,15 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
   llvm::LLVMContext &c = wg.getContext();
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
   // Bodies with loops of their own run `width` work-items per call where it can (masked and
-  // tracked region runs keep to the scalar loop). So do regions between barriers that are
-  // straight-line code: the vectoriser keeps a transpose's strided reads of __local memory
-  // as gathers and needs no run-time alias checks. Regions with branches or loops that all
-  // work-items take alike stay with LLVM's loop vectoriser, which keeps such branches as
-  // branches where this vectoriser would run both sides under masks.
+  // tracked region runs keep to the scalar loop). So do regions between barriers whose only
+  // branches are loops': the vectoriser keeps a transpose's strided reads of __local memory
+  // as gathers, needs no run-time alias checks, and runs sgemm's k loop once per vector of
+  // work-items. Regions with an if or else stay with LLVM's loop vectoriser, which keeps a
+  // branch that all work-items take alike as a branch, where this vectoriser would run both
+  // sides under masks.
   llvm::Function *vectorBody = nullptr;
   bool tracked = choices && (choices->states || choices->onlyRegion);
-  bool loops = hasLoop(body), straight = result && isStraightLine(body);
+  bool loops = hasLoop(body), straight = result && branchesOnlyAtLoopExits(body);
   if (ctx.vectorWidth > 1 && !tracked && (loops || straight)) {
     std::string why;
     vectorBody = vectorizeWorkItems(body, ctx.vectorWidth, straight, why);

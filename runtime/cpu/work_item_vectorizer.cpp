@@ -17,6 +17,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/LoopRotation.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/LCSSA.h>
@@ -53,6 +55,11 @@ static void prepare(llvm::Function &f) {
   fpm.addPass(llvm::InstCombinePass());
   fpm.addPass(llvm::LowerSwitchPass());
   fpm.addPass(llvm::UnifyFunctionExitNodesPass());
+  fpm.addPass(llvm::LoopSimplifyPass());
+  fpm.addPass(llvm::LCSSAPass());
+  // Loops tested at the bottom: a loop all work-items run alike is then one stretch of code
+  // that every lane in it runs, with no masks (emitLoop).
+  fpm.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LoopRotatePass()));
   fpm.addPass(llvm::LoopSimplifyPass());
   fpm.addPass(llvm::LCSSAPass());
   fpm.run(f, fam);
@@ -218,7 +225,11 @@ void Vectorizer::emitBlock(BasicBlock *bb) {
   b_.SetInsertPoint(g);
   llvm::Loop *loop = loops_.getLoopFor(bb);
   bool header = loop && loop->getHeader() == bb;
-  if (!header) masks_[bb] = maskOf(bb);  // a header's mask is its loop's phi
+  // A header's mask is its loop's. A block outside loops that every path from the entry
+  // passes runs on every lane: then memory is accessed without masks.
+  if (!header)
+    masks_[bb] =
+        !loop && postDominators_.dominates(bb, &f_.getEntryBlock()) ? allTrue() : maskOf(bb);
   Value *mask = mask_ = masks_[bb];
   for (Instruction &i : *bb) {
     if (auto *phi = llvm::dyn_cast<llvm::PHINode>(&i)) {
@@ -288,7 +299,10 @@ void Vectorizer::emitLoop(llvm::Loop *loop) {
   llvm::Type *maskType = vectorOf(b_.getInt1Ty());
   auto *active = b_.CreatePHI(maskType, 2, "wfv.active");
   active->addIncoming(entering, guard);
-  masks_[header] = active;
+  // A loop that all lanes leave together runs on the lanes that reached its preheader (they
+  // all entered, as it runs at all) in every iteration.
+  bool together = !shapes_.divergent(header);
+  masks_[header] = together ? masks_[pre] : active;
   std::vector<llvm::PHINode *> phisG;
   for (auto [phi, in] : headerPhis) {
     auto *g = b_.CreatePHI(in->getType(), 2, phi->getName());
@@ -324,7 +338,16 @@ void Vectorizer::emitLoop(llvm::Loop *loop) {
     Value *next = phi->getIncomingValueForBlock(latch);
     nextValues.push_back(shapes_.uniform(phi) ? scalar(next) : vector(next));
   }
-  b_.CreateCondBr(any(again), headerG, after);
+  // A loop that all lanes leave together at its latch goes round on the latch's own
+  // condition, which keeps its trip count in sight (LLVM unrolls sgemm's k loop).
+  Value *repeat = nullptr;
+  auto *latchBranch = llvm::dyn_cast<llvm::BranchInst>(latch->getTerminator());
+  if (together && loop->getExitingBlock() == latch && latchBranch && latchBranch->isConditional() &&
+      shapes_.uniform(latchBranch->getCondition())) {
+    Value *c = scalar(latchBranch->getCondition());
+    repeat = latchBranch->getSuccessor(0) == header ? c : b_.CreateNot(c);
+  }
+  b_.CreateCondBr(repeat ? repeat : any(again), headerG, after);
   active->addIncoming(again, end);
   for (size_t k = 0; k < phisG.size(); ++k) phisG[k]->addIncoming(nextValues[k], end);
   b_.SetInsertPoint(after);

@@ -6,6 +6,7 @@
 
 #include <llvm/ADT/Triple.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
@@ -40,6 +41,7 @@ class Vectorizer {
         anyBody_(anyBody),
         shapes_(f),
         dt_(f),
+        postDominators_(f),
         loops_(dt_),
         layout_(f.getParent()->getDataLayout()),
         libraryInfo_(llvm::Triple(f.getParent()->getTargetTriple())) {
@@ -98,6 +100,7 @@ class Vectorizer {
   bool anyBody_;  // vectorise bodies without divergent loops too
   WorkItemShapes shapes_;
   llvm::DominatorTree dt_;
+  llvm::PostDominatorTree postDominators_;
   llvm::LoopInfo loops_;
   const llvm::DataLayout &layout_;
   llvm::Function *g_ = nullptr;

@@ -143,6 +143,64 @@ TEST_P(DivergentTest, ALoopOfVaryingLengthAfterABarrier) {
   }
 }
 
+TEST_P(DivergentTest, LoopsAllWorkItemsRunAlikeInsideABranchOnlySomeTake) {
+  for (size_t local : {1, 5, 8, 24}) {
+    for (int n : {0, 7, 30}) {
+      size_t global = local * 5;
+      Array<int32_t, AllocType::Shared> in(device, global), out(device, global);
+      for (size_t i = 0; i < global; ++i) in.hostPtr()[i] = static_cast<int32_t>(i * 29 % 97);
+      std::fill_n(out.hostPtr(), global, -7);
+      queue.launch(Kernel(spirv, "uniform_loops_in_branches"), Range(global).local(local),
+                   {in, out, n});
+      queue.sync();
+      for (size_t i = 0; i < global; ++i) {
+        int v = in.hostPtr()[i], acc = 0, stored = -7;
+        if (v % 3 != 0) {
+          for (int k = 0; k < n; ++k) {
+            acc += v * k + (k & 1);
+            stored = acc;
+          }
+        } else {
+          for (int k = 0;; ++k) {
+            if (k * k > n) break;
+            acc -= k;
+          }
+        }
+        while (v > 1) {
+          v /= 2;
+          ++acc;
+        }
+        ASSERT_EQ(out.hostPtr()[i], stored + acc)
+            << "local " << local << ", n " << n << ", item " << i;
+      }
+    }
+  }
+}
+
+// Square groups of 1, 4, 12 and 16 work-items a side: none, some and all of a row in whole
+// vectors of 8 or 16.
+TEST_P(DivergentTest, TiledMatrixProductWithAUniformLoopBetweenBarriers) {
+  for (int t : {1, 4, 12, 16}) {
+    int n = t * 3;
+    size_t items = static_cast<size_t>(n) * n;
+    Array<float, AllocType::Shared> a(device, items), b(device, items), c(device, items);
+    for (size_t i = 0; i < items; ++i) {
+      a.hostPtr()[i] = static_cast<float>(static_cast<int>(i * 7 % 11) - 5);
+      b.hostPtr()[i] = static_cast<float>(static_cast<int>(i * 5 % 13) - 6);
+    }
+    size_t tile = static_cast<size_t>(t) * t * sizeof(float);
+    queue.launch(Kernel(spirv, "tiled_matmul"), Range(n, n).local(t, t),
+                 {a, b, c, n, Arg::local(tile), Arg::local(tile)});
+    queue.sync();
+    for (int row = 0; row < n; ++row)
+      for (int col = 0; col < n; ++col) {
+        float want = 0.0f;  // small integers: exact in any order
+        for (int k = 0; k < n; ++k) want += a.hostPtr()[row * n + k] * b.hostPtr()[k * n + col];
+        ASSERT_EQ(c.hostPtr()[row * n + col], want) << "tile " << t << " at " << row << "," << col;
+      }
+  }
+}
+
 XPURT_INSTANTIATE_CONFORMANCE(DivergentTest);
 
 }  // namespace

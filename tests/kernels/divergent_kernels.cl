@@ -85,3 +85,44 @@ kernel void steps_of_neighbour(global const uint *in, global uint *out, local ui
   }
   out[get_global_id(0)] = steps;
 }
+
+// Loops that all work-items run alike (trip counts from arguments) inside a branch that only
+// some take, one of them left through a break; a loop of varying length beside them. The
+// store inside the first uniform loop is for the work-items in its branch only.
+kernel void uniform_loops_in_branches(global const int *in, global int *out, int n) {
+  size_t i = get_global_id(0);
+  int v = in[i], acc = 0;
+  if (v % 3 != 0) {
+    for (int k = 0; k < n; ++k) {
+      acc += v * k + (k & 1);
+      out[i] = acc;
+    }
+  } else {
+    for (int k = 0;; ++k) {
+      if (k * k > n) break;
+      acc -= k;
+    }
+  }
+  while (v > 1) {
+    v /= 2;
+    ++acc;
+  }
+  out[i] += acc;
+}
+
+// C = A * B for n x n matrices through __local tiles as large as the (square) group: a loop
+// over tiles with barriers, and between them a loop over k that all work-items run alike.
+kernel void tiled_matmul(global const float *a, global const float *b, global float *c, int n,
+                         local float *as, local float *bs) {
+  int lx = get_local_id(0), ly = get_local_id(1), t = get_local_size(0);
+  int row = get_global_id(1), col = get_global_id(0);
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < n; k0 += t) {
+    as[ly * t + lx] = a[row * n + k0 + lx];
+    bs[ly * t + lx] = b[(k0 + ly) * n + col];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < t; ++k) acc += as[ly * t + k] * bs[k * t + lx];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  c[row * n + col] = acc;
+}
