@@ -221,6 +221,16 @@ Regions splitAtBarriers(llvm::Function &kernel) {
     barriers.push_back(block);
   }
 
+  // An edge into a block with phis gets a block of its own where its source branches
+  // elsewhere too: a demoted phi's value is then stored only right before its block runs
+  // (see the reloads below).
+  std::vector<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> critical;
+  for (llvm::BasicBlock &b : kernel)
+    if (llvm::isa<llvm::PHINode>(b.front()))
+      for (llvm::BasicBlock *p : llvm::predecessors(&b))
+        if (p->getTerminator()->getNumSuccessors() > 1) critical.emplace_back(p, &b);
+  for (auto [from, to] : critical) llvm::SplitEdge(from, to);
+
   BarrierReach reach;
   for (llvm::BasicBlock *b : barriers) {
     reach.barriers.push_back(b);
@@ -246,6 +256,28 @@ Regions splitAtBarriers(llvm::Function &kernel) {
   // Until none is left: the reload of a demoted phi is itself a value that may cross.
   // Values recomputed after the barriers instead are copied to each use that crosses one.
   llvm::Instruction *allocaPoint = &*kernel.getEntryBlock().getFirstInsertionPt();
+  // A demoted phi's slot is written only at the ends of blocks that go straight to the phi's
+  // block, where it is reloaded: wherever the reload is live, the slot still holds it. So a
+  // reload used across a barrier is loaded again there, rather than copied to a slot of its
+  // own in every run of the phi's block.
+  std::set<llvm::AllocaInst *> phiSlots;
+  auto reloadOfPhiSlot = [&](llvm::Instruction &i) -> llvm::AllocaInst * {
+    auto *load = llvm::dyn_cast<llvm::LoadInst>(&i);
+    auto *slot = load ? llvm::dyn_cast<llvm::AllocaInst>(load->getPointerOperand()) : nullptr;
+    if (!slot || !phiSlots.count(slot)) return nullptr;
+    for (llvm::User *u : slot->users()) {
+      auto *store = llvm::dyn_cast<llvm::StoreInst>(u);
+      if (!store) {
+        if (!llvm::isa<llvm::LoadInst>(u)) return nullptr;
+        continue;
+      }
+      auto *branch = llvm::dyn_cast<llvm::BranchInst>(store->getParent()->getTerminator());
+      if (store->getPointerOperand() != slot || !branch || branch->isConditional() ||
+          branch->getSuccessor(0) != load->getParent())
+        return nullptr;
+    }
+    return slot;
+  };
   for (;;) {
     std::vector<llvm::Instruction *> crossing;
     std::vector<std::pair<llvm::Instruction *, llvm::Use *>> recomputed;
@@ -262,6 +294,26 @@ Regions splitAtBarriers(llvm::Function &kernel) {
         if (!sameBlockAfter && reach.valueCrosses(i.getParent(), use)) crossingUses.push_back(&u);
       }
       if (crossingUses.empty()) continue;
+      if (llvm::AllocaInst *slot = reloadOfPhiSlot(i)) {
+        for (llvm::Use *u : crossingUses) {
+          auto *user = llvm::cast<llvm::Instruction>(u->getUser());
+          llvm::Instruction *at = user;
+          if (auto *phi = llvm::dyn_cast<llvm::PHINode>(user))
+            at = phi->getIncomingBlock(*u)->getTerminator();
+          // Before the slot's own store, where the use is in a block with one (a phi that
+          // takes another phi's value: a swap).
+          for (llvm::Instruction &x : *at->getParent()) {
+            if (&x == at) break;
+            if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&x);
+                store && store->getPointerOperand() == slot) {
+              at = store;
+              break;
+            }
+          }
+          u->set(new llvm::LoadInst(i.getType(), slot, i.getName() + ".again", at));
+        }
+        continue;
+      }
       unsigned budget = 32;
       std::set<const llvm::Value *> seen;
       if (recomputable(&i, budget, seen)) {
@@ -282,9 +334,10 @@ Regions splitAtBarriers(llvm::Function &kernel) {
     for (llvm::Instruction *i : crossing) {
       bool uniform = isUniform(*i);
       llvm::AllocaInst *slot = nullptr;
-      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(i))
+      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(i)) {
         slot = llvm::DemotePHIToStack(phi, allocaPoint);
-      else
+        if (slot) phiSlots.insert(slot);
+      } else
         slot = llvm::DemoteRegToStack(*i, false, allocaPoint);
       if (uniform && slot) uniformAllocas.insert(slot);
     }
