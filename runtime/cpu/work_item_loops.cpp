@@ -208,7 +208,8 @@ std::vector<llvm::BasicBlock *> loopBody(llvm::BasicBlock *body, llvm::BasicBloc
 // Work-items of a group are independent between barriers: tell the vectoriser that the loop
 // over them carries no memory dependence. Not interleaved: a vector step of four interleaved
 // vectors needs 32 work-items in x on AVX2, and 16 x 16 groups would always take the scalar
-// remainder instead.
+// remainder instead. Nor unrolled once vectorised: the smaller vector loop invited LLVM to
+// unroll it and the loops around it, for a third more compile time and nothing measurable.
 // vectorise = false: the loop runs rarely (the checked copy that only groups straddling a
 // bound take); keep it scalar rather than spend compile time on vector code for it.
 void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &body,
@@ -230,6 +231,10 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
     properties.push_back(llvm::MDNode::get(
         c, {llvm::MDString::get(c, "llvm.loop.interleave.count"),
             llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1))}));
+    llvm::MDNode *noUnroll =
+        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")});
+    properties.push_back(llvm::MDNode::get(
+        c, {llvm::MDString::get(c, "llvm.loop.vectorize.followup_all"), noUnroll}));
   } else {
     properties.push_back(
         llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
