@@ -335,10 +335,10 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
   // sides under masks.
   llvm::Function *vectorBody = nullptr;
   bool tracked = choices && (choices->states || choices->onlyRegion);
-  bool loops = hasLoop(body), straight = result && branchesOnlyAtLoopExits(body);
-  if (ctx.vectorWidth > 1 && !tracked && (loops || straight)) {
+  bool loops = hasLoop(body), onlyLoopBranches = result && branchesOnlyAtLoopExits(body);
+  if (ctx.vectorWidth > 1 && !tracked && (loops || onlyLoopBranches)) {
     std::string why;
-    vectorBody = vectorizeWorkItems(body, ctx.vectorWidth, straight, why);
+    vectorBody = vectorizeWorkItems(body, ctx.vectorWidth, onlyLoopBranches, why);
     if (vectorBody)
       core::log().debug("work-items of '{}' run {} at a time", body.getName().str(),
                         ctx.vectorWidth);

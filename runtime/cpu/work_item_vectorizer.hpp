@@ -4,8 +4,9 @@
 // vector load), branches they may take differently become masks, and a loop runs while any
 // of them is still in it. The work-group builder uses it where LLVM's loop vectoriser cannot
 // vectorise the loop over work-items: bodies with loops of their own (mandelbrot's escape
-// loop); and on straight-line regions between barriers, where it keeps strided reads of
-// __local memory as gathers (anyBody). Anything it cannot prove right (private arrays, vector-typed
+// loop); and on regions between barriers whose only branches are loops' (anyBody), where it
+// keeps strided reads of __local memory as gathers and runs loops that all work-items run
+// alike as plain loops. Anything it cannot prove right (private arrays, vector-typed
 // values that differ per work-item, collectives, irregular loops) leaves the body to the scalar
 // loop.
 #pragma once
