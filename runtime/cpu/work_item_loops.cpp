@@ -281,28 +281,27 @@ ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
 
 namespace {
 
-// Does `body` have loops of its own? Then LLVM's loop vectoriser, which takes innermost loops
-// only, cannot vectorise the loop over work-items around it.
-bool hasLoop(llvm::Function &body) {
-  llvm::DominatorTree dt(body);
-  llvm::LoopInfo loops(dt);
-  return !loops.empty();
-}
+// What decides which vectoriser takes a body. Loops of its own keep LLVM's loop vectoriser,
+// which takes innermost loops only, off the loop over work-items; a body whose branches only
+// leave or repeat loops (no if or else) is one this vectoriser runs without masking both
+// sides of a branch.
+struct BodyBranches {
+  bool loops = false, onlyLoopBranches = true;
+};
 
-// Do `body`'s branches only leave or repeat loops (no if or else)?
-bool branchesOnlyAtLoopExits(llvm::Function &body) {
+BodyBranches branchesOf(llvm::Function &body) {
   llvm::DominatorTree dt(body);
-  llvm::LoopInfo loops(dt);
+  llvm::LoopInfo loopInfo(dt);
+  BodyBranches result;
+  result.loops = !loopInfo.empty();
   for (llvm::BasicBlock &b : body) {
     auto *branch = llvm::dyn_cast<llvm::BranchInst>(b.getTerminator());
-    if (!branch) {
-      if (!llvm::isa<llvm::ReturnInst>(b.getTerminator())) return false;
-      continue;
-    }
-    llvm::Loop *loop = loops.getLoopFor(&b);
-    if (branch->isConditional() && (!loop || !loop->isLoopExiting(&b))) return false;
+    llvm::Loop *loop = loopInfo.getLoopFor(&b);
+    if (branch ? branch->isConditional() && (!loop || !loop->isLoopExiting(&b))
+               : !llvm::isa<llvm::ReturnInst>(b.getTerminator()))
+      result.onlyLoopBranches = false;
   }
-  return true;
+  return result;
 }
 
 // Loop metadata: not vectorised again. (Not "unroll.disable": when LLVM folds this latch
@@ -335,7 +334,8 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
   // sides under masks.
   llvm::Function *vectorBody = nullptr;
   bool tracked = choices && (choices->states || choices->onlyRegion);
-  bool loops = hasLoop(body), onlyLoopBranches = result && branchesOnlyAtLoopExits(body);
+  BodyBranches branches = branchesOf(body);
+  bool loops = branches.loops, onlyLoopBranches = result && branches.onlyLoopBranches;
   if (ctx.vectorWidth > 1 && !tracked && (loops || onlyLoopBranches)) {
     std::string why;
     vectorBody = vectorizeWorkItems(body, ctx.vectorWidth, onlyLoopBranches, why);
