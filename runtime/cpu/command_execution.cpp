@@ -3,6 +3,7 @@
 #include "core/clock.hpp"
 #include "core/host_callback.hpp"
 #include "core/log.hpp"
+#include "core_share.hpp"
 #include "cpu_device.hpp"
 #include "cpu_graph.hpp"
 #include "cpu_kernel.hpp"
@@ -25,7 +26,11 @@ static void fillPattern(std::byte *dst, size_t size, const std::byte *pattern, s
   }
 }
 
-std::string runCommandBody(const core::Command &cmd) {
+bool copiesMemory(const core::Command &cmd) {
+  return cmd.type == core::Command::Type::Copy || cmd.type == core::Command::Type::Fill;
+}
+
+std::string runCommandBody(const core::Command &cmd, CoreShare *cores) {
   using Type = core::Command::Type;
   try {
     switch (cmd.type) {
@@ -38,12 +43,16 @@ std::string runCommandBody(const core::Command &cmd) {
       case Type::Fill:
         fillPattern(cmd.dst.pointer(), cmd.dst.size, cmd.patternBytes(), cmd.patternSize);
         break;
-      case Type::Launch:
+      case Type::Launch: {
+        CoreShare::Launching launching(cores);
         static_cast<CpuKernel &>(*cmd.kernel).run(cmd.params(), cmd.dims);
         break;
-      case Type::LaunchKernel:
+      }
+      case Type::LaunchKernel: {
+        CoreShare::Launching launching(cores);
         static_cast<CpuKernel &>(*cmd.kernel).run(*cmd.args, cmd.range);
         break;
+      }
       case Type::HostCallback:
         return core::runHostCallback(cmd.func, cmd.userData);
       case Type::Graph:
@@ -57,7 +66,7 @@ std::string runCommandBody(const core::Command &cmd) {
   return {};
 }
 
-void executeCommand(core::Command &cmd, core::FailureLog *failures) {
+void executeCommand(core::Command &cmd, core::FailureLog *failures, CoreShare *cores) {
   bool timed = cmd.done && cmd.done->timed();
   core::CommandTimes times;
   if (timed) times.startNs = core::steadyNowNs();
@@ -66,7 +75,7 @@ void executeCommand(core::Command &cmd, core::FailureLog *failures) {
     // A failed dependency does not fail this command: its failure is reported where it ran. A
     // wait that could never end (refused by the other queue) fails this command instead.
     for (const core::Ref<core::Event> &w : cmd.waits) w->wait();
-    failure = runCommandBody(cmd);
+    failure = runCommandBody(cmd, cores);
   } catch (const std::exception &e) {
     failure = e.what();
   }
@@ -79,17 +88,6 @@ void executeCommand(core::Command &cmd, core::FailureLog *failures) {
     if (failures) failures->note(failure);
     cmd.done->fail(failure, times);
   }
-}
-
-}  // namespace xpurt::cpu
-
-namespace xpurt::cpu {
-
-void executeOnCopyEngine(CpuDevice &device, core::Command &cmd, core::FailureLog *failures) {
-  bool copying = cmd.type == core::Command::Type::Copy || cmd.type == core::Command::Type::Fill;
-  if (copying) device.copyEngineCopying(true);
-  executeCommand(cmd, failures);
-  if (copying) device.copyEngineCopying(false);
 }
 
 }  // namespace xpurt::cpu

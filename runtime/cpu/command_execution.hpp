@@ -6,15 +6,15 @@
 
 namespace xpurt::cpu {
 
+class CoreShare;
+
 // Waits for cmd.waits, runs the command, measures it if its event is timed, and completes or
 // fails the event; a failure is also noted in failures (if not null). A launch must be run
-// inside the device's arena.
-void executeCommand(core::Command &cmd, core::FailureLog *failures);
+// inside the device's arena; its threads share the cores as `cores` says (core_share.hpp).
+void executeCommand(core::Command &cmd, core::FailureLog *failures, CoreShare *cores);
 // What the command does, without its waits and event: the failure, or an empty string.
-std::string runCommandBody(const core::Command &cmd);
-
-class CpuDevice;
-// executeCommand on a copy engine: copies and fills count as the device's copy engine copying.
-void executeOnCopyEngine(CpuDevice &device, core::Command &cmd, core::FailureLog *failures);
+std::string runCommandBody(const core::Command &cmd, CoreShare *cores);
+// A copy or fill: what a copy engine claims a core for.
+bool copiesMemory(const core::Command &cmd);
 
 }  // namespace xpurt::cpu

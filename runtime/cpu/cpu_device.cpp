@@ -49,16 +49,21 @@ XpurtDeviceInfo describeHostCpu(uint32_t threads) {
   return info;
 }
 
+static XpurtDeviceInfo withThreadsFromEnvironment(XpurtDeviceInfo info) {
+  info.computeUnits =
+      static_cast<uint32_t>(core::envUnsigned("XPURT_CPU_THREADS", 1, 4096, info.computeUnits));
+  return info;
+}
+
 CpuDevice::CpuDevice(core::Backend &backend, XpurtDeviceInfo info,
                      const core::DeviceOptions &options)
-    : core::Device(backend), info_(info) {
-  info_.computeUnits =
-      static_cast<uint32_t>(core::envUnsigned("XPURT_CPU_THREADS", 1, 4096, info.computeUnits));
+    : core::Device(backend),
+      info_(withThreadsFromEnvironment(info)),
+      cores_(static_cast<int>(info_.computeUnits)) {
   separateMemory_ = options.separateMemory ||
                     core::envChoice("XPURT_CPU_DEVICE_MEMORY", {"host", "separate"}, 0) == 1;
   info_.deviceMemoryIsHostMemory = !separateMemory_;
   arena_.initialize(static_cast<int>(info_.computeUnits));
-  sharedArena_.initialize(static_cast<int>(std::max(1u, info_.computeUnits - 1)));
   core::log().debug("CPU device '{}': {} threads, device memory {}", info_.name, info_.computeUnits,
                     separateMemory_ ? "separate" : "is host memory");
 }

@@ -2,10 +2,9 @@
 #pragma once
 
 #include "core/backend.hpp"
+#include "core_share.hpp"
 
 #include <oneapi/tbb/task_arena.h>
-
-#include <atomic>
 
 namespace xpurt::cpu {
 
@@ -31,24 +30,14 @@ class CpuDevice final : public core::Device {
 
   // Every launch on this device runs inside one of its arenas, so XPURT_CPU_THREADS bounds it.
   tbb::task_arena &arena() { return arena_; }
-  // The arena for a launch starting now: while a copy engine (a copy queue's thread, an
-  // out-of-order queue's copy thread) is copying, that engine has a core of its own, as a
-  // GPU's copy engine is hardware of its own, and kernels get the other cores rather than
-  // oversubscribe them: a kernel thread descheduled for a copy holds its whole launch back.
-  tbb::task_arena &arenaForLaunch() {
-    return copyingEngines_.load(std::memory_order_relaxed) > 0 ? sharedArena_ : arena_;
-  }
-  // A copy engine starts or ends a copy.
-  void copyEngineCopying(bool copying) {
-    copyingEngines_.fetch_add(copying ? 1 : -1, std::memory_order_relaxed);
-  }
+  // How kernels and copy engines share the arena's cores (core_share.hpp).
+  CoreShare &cores() { return cores_; }
 
  private:
   XpurtDeviceInfo info_;
   bool separateMemory_;
   tbb::task_arena arena_;
-  tbb::task_arena sharedArena_;  // one thread fewer (at least one)
-  std::atomic<int> copyingEngines_{0};
+  CoreShare cores_;
 };
 
 // The host's CPU as a device description (name from /proc/cpuinfo, threads, memory).

@@ -32,7 +32,7 @@ bool CpuGraphExec::runNode(const GraphProgram &program, uint32_t index) {
       }
       break;
     case GraphNode::Kind::Command:
-      failure = runCommandBody(*node.cmd);
+      failure = runCommandBody(*node.cmd, &cpu_.cores());
       break;
   }
   if (failure.empty()) return true;
@@ -135,7 +135,7 @@ std::string CpuGraphExec::run(const GraphProgram &program) {
     TbbHandOff::receiveTask(&joinToken_);
   };
   TbbHandOff handOff;
-  handOff.handOver([&] { cpu_.arenaForLaunch().execute(handOff.wrap(body)); });
+  handOff.handOver([&] { cpu_.arena().execute(handOff.wrap(body)); });
   std::lock_guard lock(failureMutex_);
   return std::move(failure_);
 }

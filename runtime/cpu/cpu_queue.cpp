@@ -6,6 +6,7 @@
 #include "core/spin_wait.hpp"
 #include "tbb_hand_off.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -58,7 +59,7 @@ void CommandRunner::runLaunches(core::Command *const *launches, size_t count) {
     for (size_t i = 0; i < count; ++i) finish(*launches[i]);
   };
   TbbHandOff handOff;
-  handOff.handOver([&] { device_->arenaForLaunch().execute(handOff.wrap(run)); });
+  handOff.handOver([&] { device_->arena().execute(handOff.wrap(run)); });
 }
 
 bool CommandRunner::runPending() {
@@ -79,6 +80,7 @@ bool CommandRunner::runPending() {
     runLaunches(launchRun_.data(), launchRun_.size());
   }
   batch_.clear();  // keeps its storage for the next turn
+  copyClaim_.set(false);
   return true;
 }
 
@@ -87,6 +89,10 @@ void CommandRunner::helpUntil(const std::function<bool()> &done) {
   std::unique_lock run(runMutex_, std::try_to_lock);
   if (!run.owns_lock()) return;  // the executor (or another helper) is at it
   RunningOn running(runningOn, this);
+  struct ReleaseClaim {
+    CoreShare::EngineClaim &claim;
+    ~ReleaseClaim() { claim.set(false); }
+  } releaseClaim{copyClaim_};  // before runMutex_ is released
   // One command at a time, and none past what the waiter needs: later commands may depend on
   // what the waiting thread does next.
   while (!done()) {
@@ -159,10 +165,16 @@ void CommandRunner::stop() {
 }
 
 void CommandRunner::execute(core::Command &cmd) {
-  if (copyEngine_)
-    executeOnCopyEngine(*device_, cmd, failures_.get());
-  else
-    executeCommand(cmd, failures_.get());
+  // A copy queue claims a core for its copies and fills, and keeps it across a wait that is
+  // already over: let go for a moment, the core goes to a kernel thread that the operating
+  // system may then leave running for milliseconds while the copy waits.
+  bool mustWait = std::any_of(cmd.waits.begin(), cmd.waits.end(),
+                              [](const core::Ref<core::Event> &w) { return !w->isDone(); });
+  if (mustWait || !(copiesMemory(cmd) || cmd.type == core::Command::Type::Barrier))
+    copyClaim_.set(false);
+  else if (copiesMemory(cmd))
+    copyClaim_.set(true);
+  executeCommand(cmd, failures_.get(), &device_->cores());
 }
 
 // ---- CpuQueue ---------------------------------------------------------------------------

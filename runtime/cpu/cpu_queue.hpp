@@ -26,7 +26,9 @@ class CommandRunner final : public core::EventDriver {
  public:
   CommandRunner(core::Ref<CpuDevice> device, std::shared_ptr<core::FailureLog> failures,
                 bool copyEngine)
-      : device_(std::move(device)), failures_(std::move(failures)), copyEngine_(copyEngine) {}
+      : device_(std::move(device)),
+        failures_(std::move(failures)),
+        copyClaim_(copyEngine ? &device_->cores() : nullptr) {}
 
   void push(core::Command &&cmd);
   void helpUntil(const std::function<bool()> &done) override;
@@ -55,7 +57,9 @@ class CommandRunner final : public core::EventDriver {
   std::deque<core::Command> batch_;             // runPending's turn; guarded by runMutex_
   std::vector<core::Command *> launchRun_;      // consecutive launches of it
   std::shared_ptr<core::FailureLog> failures_;  // the queue's; outlives it
-  const bool copyEngine_;                       // a copy queue's runner
+  // A copy queue's claim on a core, held across a run of copies (null on other queues);
+  // guarded by runMutex_.
+  CoreShare::EngineClaim copyClaim_;
 
   std::mutex mutex_;  // guards the two below
   std::deque<core::Command> pending_;

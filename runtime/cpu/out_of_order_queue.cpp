@@ -62,6 +62,7 @@ void OutOfOrderRunner::dispatch(Node *node) {
     }));
   } else {
     copyReady_.push(node);
+    if (copiesMemory(node->cmd)) copyClaim_.set(true);
   }
   wake_.notify_all();
 }
@@ -69,10 +70,7 @@ void OutOfOrderRunner::dispatch(Node *node) {
 void OutOfOrderRunner::finish(Node *node) {
   {
     OnEngine on(engineOf, this);
-    if (node->cmd.isLaunch())
-      executeCommand(node->cmd, failures_.get());
-    else
-      executeOnCopyEngine(*device_, node->cmd, failures_.get());
+    executeCommand(node->cmd, failures_.get(), &device_->cores());
   }
   delete node;  // drops the command's references before the count says it is complete
   std::lock_guard lock(mutex_);
@@ -89,10 +87,12 @@ void OutOfOrderRunner::copyEngineLoop() {
   OnEngine on(engineOf, this);
   std::unique_lock lock(mutex_);
   for (;;) {
+    if (copyReady_.empty()) copyClaim_.set(false);
     wake_.wait(lock, [&] { return !copyReady_.empty() || idleAndStopping(); });
     if (copyReady_.empty()) return;
     Node *node = copyReady_.top();
     copyReady_.pop();
+    copyClaim_.set(copiesMemory(node->cmd));
     lock.unlock();
     finish(node);
     lock.lock();

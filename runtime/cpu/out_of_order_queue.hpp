@@ -24,7 +24,7 @@ class OutOfOrderRunner final : public core::EventDriver,
                                public std::enable_shared_from_this<OutOfOrderRunner> {
  public:
   OutOfOrderRunner(core::Ref<CpuDevice> device, std::shared_ptr<core::FailureLog> failures)
-      : device_(std::move(device)), failures_(std::move(failures)) {}
+      : device_(std::move(device)), failures_(std::move(failures)), copyClaim_(&device_->cores()) {}
 
   void start();
   void submit(core::Command &&cmd);
@@ -62,6 +62,9 @@ class OutOfOrderRunner final : public core::EventDriver,
   // Ready copies, the earliest submitted first: a copy out that became ready goes before the
   // copies in submitted after it, as the program ordered them, rather than after all of them.
   std::priority_queue<Node *, std::vector<Node *>, LaterSubmitted> copyReady_;
+  // The copy thread's claim on a core: raised as soon as a copy or fill is ready, lowered when
+  // it turns to a host callback or has nothing ready.
+  CoreShare::EngineClaim copyClaim_;
   // Every launch task of this queue (held by pointer: its destructor may throw).
   std::unique_ptr<tbb::task_group> group_ = std::make_unique<tbb::task_group>();
   uint32_t launchesInFlight_ = 0;  // enqueued to the arena, not yet finished

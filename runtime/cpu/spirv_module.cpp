@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "core/jit_worker.hpp"
 #include "core/log.hpp"
+#include "core_share.hpp"
 #include "cpu_kernel.hpp"
 #include "jit_cache.hpp"
 #include "jit_engine.hpp"
@@ -19,8 +20,10 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -61,6 +64,9 @@ char *privateMemory(size_t bytes) {
 
 // Groups per side of the tiles that runWorkGroups hands its threads.
 constexpr uint64_t kGroupTile = 8;
+// Pieces of a launch per thread: enough to balance uneven groups and to step aside for a copy
+// engine soon, few enough that scheduling them costs nothing measurable.
+constexpr uint64_t kPiecesPerThread = 16;
 
 // Runs every work-group of the range, in parallel over the device's arena.
 void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange &r,
@@ -84,12 +90,17 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
   auto tilesFor = [&](uint64_t side) {
     return (numGroups[0] + side - 1) / side * ((rows + side - 1) / side);
   };
+  uint64_t threads = static_cast<uint64_t>(tbb::this_task_arena::max_concurrency());
   uint64_t side = kGroupTile;
-  if (rows == 1 ||
-      tilesFor(side) < 4 * static_cast<uint64_t>(tbb::this_task_arena::max_concurrency()))
-    side = 1;
+  if (rows == 1 || tilesFor(side) < 4 * threads) side = 1;
   uint64_t tilesX = (numGroups[0] + side - 1) / side, tilesY = (rows + side - 1) / side;
+  // Pieces end where a thread may step aside for a copy engine (core_share.hpp): the launch's
+  // threads note the tiles they ran, and the one that runs the last wakes those asleep.
+  CoreShare *cores = CoreShare::current();
+  std::atomic<uint64_t> tilesRun{0};
+  const uint64_t tiles = tilesX * tilesY;
   auto runTiles = [&](const tbb::blocked_range2d<uint64_t> &range) {
+    CoreShare::KernelThread running(cores);
     WorkGroupContext ctx{};
     for (int d = 0; d < 3; ++d) {
       ctx.enqueuedLocalSize[d] = r.localSize[d];
@@ -124,14 +135,31 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
           }
         }
       }
+    if (!cores) return;
+    uint64_t ran = range.rows().size() * range.cols().size();
+    if (tilesRun.fetch_add(ran, std::memory_order_acq_rel) + ran == tiles)
+      cores->launchOutOfWork();
+    else
+      cores->stepAsideWhileCopying(
+          [&] { return tilesRun.load(std::memory_order_acquire) == tiles; });
   };
-  if (tilesX * tilesY == 1) {
+  if (tiles == 1) {
     runTiles(tbb::blocked_range2d<uint64_t>(0, 1, 0, 1));
   } else {
+    // About kPiecesPerThread pieces per thread, as square as the grid of tiles allows. The
+    // simple partitioner keeps every piece not yet started in a deque where others steal it,
+    // so a thread asleep between two pieces holds none back.
+    uint64_t pieces = kPiecesPerThread * threads;
+    uint64_t acrossX =
+        std::clamp<uint64_t>(static_cast<uint64_t>(std::sqrt(static_cast<double>(pieces * tilesX) /
+                                                             static_cast<double>(tilesY))),
+                             1, tilesX);
+    uint64_t acrossY = std::clamp<uint64_t>(pieces / acrossX, 1, tilesY);
+    uint64_t grainX = (tilesX + acrossX - 1) / acrossX, grainY = (tilesY + acrossY - 1) / acrossY;
     TbbHandOff handOff;
     handOff.handOver([&] {
-      tbb::parallel_for(tbb::blocked_range2d<uint64_t>(0, tilesY, 0, tilesX),
-                        handOff.wrap(runTiles));
+      tbb::parallel_for(tbb::blocked_range2d<uint64_t>(0, tilesY, grainY, 0, tilesX, grainX),
+                        handOff.wrap(runTiles), tbb::simple_partitioner());
     });
   }
   if (uint64_t g = divergentGroup.load()) {

@@ -96,7 +96,7 @@ void CommandRunner::run(std::span<Command> commands, CommandList *source) {
       for (size_t k = i; k < end; ++k) runOne(commands[k], source);
     };
     cpu::TbbHandOff handOff;
-    handOff.handOver([&] { device_.cpu().arenaForLaunch().execute(handOff.wrap(body)); });
+    handOff.handOver([&] { device_.cpu().arena().execute(handOff.wrap(body)); });
     i = end;
   }
 }
@@ -136,18 +136,18 @@ bool CommandRunner::execute(Command &c) {
   switch (c.kind) {
     case CommandKind::Copy: {
       const auto &p = std::get<CopyPayload>(c.payload);
-      CopyEngineBusy busy(*this);
+      cpu::CoreShare::Copying copying(copyEngine());
       std::memmove(p.dst, p.src, p.size);
       break;
     }
     case CommandKind::CopyRegion: {
-      CopyEngineBusy busy(*this);
+      cpu::CoreShare::Copying copying(copyEngine());
       copyRegion(std::get<CopyRegionPayload>(c.payload));
       break;
     }
     case CommandKind::Fill: {
       const auto &p = std::get<FillPayload>(c.payload);
-      CopyEngineBusy busy(*this);
+      cpu::CoreShare::Copying copying(copyEngine());
       fill(static_cast<std::byte *>(p.dst), p.size, p.pattern(), p.patternSize);
       break;
     }
@@ -176,13 +176,8 @@ bool CommandRunner::execute(Command &c) {
   return true;
 }
 
-CommandRunner::CopyEngineBusy::CopyEngineBusy(CommandRunner &runner)
-    : device_(runner.ordinal_ == kCopyOrdinal ? &runner.device_.cpu() : nullptr) {
-  if (device_) device_->copyEngineCopying(true);
-}
-
-CommandRunner::CopyEngineBusy::~CopyEngineBusy() {
-  if (device_) device_->copyEngineCopying(false);
+cpu::CoreShare *CommandRunner::copyEngine() const {
+  return ordinal_ == kCopyOrdinal ? &device_.cpu().cores() : nullptr;
 }
 
 bool CommandRunner::launch(const LaunchPayload &l) {
@@ -198,6 +193,7 @@ bool CommandRunner::launch(const LaunchPayload &l) {
     return true;  // no work-groups: nothing to run
   const auto &kernel = static_cast<const cpu::CpuKernel &>(*l.args->kernel);
   try {
+    cpu::CoreShare::Launching launching(&device_.cpu().cores());
     kernel.run(l.args->args, range);
     return true;
   } catch (const std::exception &e) {

@@ -54,16 +54,9 @@ class CommandRunner {
   // Runs the command's work; false (with failure_ set) if it failed.
   bool execute(Command &command);
   bool launch(const LaunchPayload &launch);
-  // While a copy engine's copy or fill runs, it has a core to itself, as a GPU's copy engine
-  // is hardware of its own: launches starting meanwhile get the other cores (cpu_device.hpp).
-  class CopyEngineBusy {
-   public:
-    explicit CopyEngineBusy(CommandRunner &runner);
-    ~CopyEngineBusy();
-
-   private:
-    cpu::CpuDevice *device_;  // null on the compute group's queues
-  };
+  // On the copy group's queues, a copy or fill has a core to itself while it runs, as a GPU's
+  // copy engine is hardware of its own (cpu/core_share.hpp); null on the compute group's.
+  cpu::CoreShare *copyEngine() const;
 
   Device &device_;
   uint32_t ordinal_, index_;
