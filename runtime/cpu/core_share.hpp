@@ -7,7 +7,8 @@
 // engine runs out of copies (or the launch runs out of work): the copies get a core to
 // themselves without time-slicing against the kernel, which the operating system does in
 // slices of milliseconds, and the kernel gets the core back as soon as the copies are done
-// rather than at its next launch. At least one kernel thread always keeps running.
+// rather than at its next launch. At least one kernel thread of the device always keeps
+// running.
 //
 // A thread steps aside only between pieces, and the pieces of a launch are small and all
 // stealable (see runWorkGroups), so a sleeping thread holds no work back from the others.
@@ -27,9 +28,9 @@ class CoreShare {
 
   // A copy engine's claim on a core: raised from the moment it has a copy or fill ready (before
   // its thread even wakes) until it has none, so kernel threads step aside in time and do not
-  // take the core back between two of its copies. Never raised while the engine waits for
-  // something: a copy waiting for a kernel must not hold that kernel's core. Not thread-safe:
-  // its engine serialises the calls.
+  // take the core back between two of its copies. Raised only for copies whose waits are over,
+  // and never while the engine runs a callback or waits: a copy waiting for a kernel must not
+  // hold that kernel's core. Not thread-safe: its engine serialises the calls.
   class EngineClaim {
    public:
     explicit EngineClaim(CoreShare *share) : share_(share) {}
@@ -79,7 +80,8 @@ class CoreShare {
 
   // Called by a kernel thread (inside a KernelThread) between two pieces of its launch: sleeps
   // while copy engines copy and more kernel threads run than the cores they leave, until a copy
-  // ends or launchOutOfWork() holds. Returns at once when no copy engine copies.
+  // ends or launchOutOfWork() holds (every piece of the launch has run, or it was cancelled).
+  // Returns at once when no copy engine copies.
   template <class OutOfWork>
   void stepAsideWhileCopying(OutOfWork &&launchOutOfWork) {
     for (;;) {
@@ -99,9 +101,9 @@ class CoreShare {
   // Kernel threads running a piece now, those stepped aside not counted.
   int kernelThreadsRunning() const { return kernelThreads_.load(std::memory_order_seq_cst); }
 
-  // A launch has no piece left to start: its threads that stepped aside return. Without a
-  // claim nobody sleeps on a current epoch (ending the last claim moved it on), so the wake,
-  // which every launch makes, is skipped.
+  // Every piece of a launch has run, or it was cancelled: its threads that stepped aside return.
+  // Without a claim nobody sleeps on a current epoch (ending the last claim moved it on), so the
+  // wake, which every launch makes, is skipped.
   void launchOutOfWork() {
     if (copying_.load(std::memory_order_seq_cst) > 0) wakeSteppedAside();
   }

@@ -28,7 +28,7 @@ class CpuDevice final : public core::Device {
   // cpu_graph.cpp: a DAG of dependency counters run on the arena.
   core::Ref<core::GraphExec> lowerGraph(std::shared_ptr<const core::GraphProgram> program) override;
 
-  // Every launch on this device runs inside one of its arenas, so XPURT_CPU_THREADS bounds it.
+  // Every launch on this device runs inside its arena, so XPURT_CPU_THREADS bounds it.
   tbb::task_arena &arena() { return arena_; }
   // How kernels and copy engines share the arena's cores (core_share.hpp).
   CoreShare &cores() { return cores_; }

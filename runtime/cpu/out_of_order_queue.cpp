@@ -62,7 +62,7 @@ void OutOfOrderRunner::dispatch(Node *node) {
     }));
   } else {
     copyReady_.push(node);
-    if (copiesMemory(node->cmd)) copyClaim_.set(true);
+    if (copiesMemory(node->cmd) && !copyThreadOnOther_) copyClaim_.set(true);
   }
   wake_.notify_all();
 }
@@ -92,10 +92,12 @@ void OutOfOrderRunner::copyEngineLoop() {
     if (copyReady_.empty()) return;
     Node *node = copyReady_.top();
     copyReady_.pop();
-    copyClaim_.set(copiesMemory(node->cmd));
+    copyThreadOnOther_ = !copiesMemory(node->cmd);
+    copyClaim_.set(!copyThreadOnOther_);
     lock.unlock();
     finish(node);
     lock.lock();
+    copyThreadOnOther_ = false;
   }
 }
 

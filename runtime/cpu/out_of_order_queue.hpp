@@ -63,8 +63,9 @@ class OutOfOrderRunner final : public core::EventDriver,
   // copies in submitted after it, as the program ordered them, rather than after all of them.
   std::priority_queue<Node *, std::vector<Node *>, LaterSubmitted> copyReady_;
   // The copy thread's claim on a core: raised as soon as a copy or fill is ready, lowered when
-  // it turns to a host callback or has nothing ready.
+  // it turns to something else (a host callback, a graph) or has nothing ready.
   CoreShare::EngineClaim copyClaim_;
+  bool copyThreadOnOther_ = false;  // it runs a callback or graph: no claim until it is done
   // Every launch task of this queue (held by pointer: its destructor may throw).
   std::unique_ptr<tbb::task_group> group_ = std::make_unique<tbb::task_group>();
   uint32_t launchesInFlight_ = 0;  // enqueued to the arena, not yet finished

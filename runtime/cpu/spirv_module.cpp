@@ -94,13 +94,7 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
   uint64_t side = kGroupTile;
   if (rows == 1 || tilesFor(side) < 4 * threads) side = 1;
   uint64_t tilesX = (numGroups[0] + side - 1) / side, tilesY = (rows + side - 1) / side;
-  // Pieces end where a thread may step aside for a copy engine (core_share.hpp): the launch's
-  // threads note the tiles they ran, and the one that runs the last wakes those asleep.
-  CoreShare *cores = CoreShare::current();
-  std::atomic<uint64_t> tilesRun{0};
-  const uint64_t tiles = tilesX * tilesY;
-  auto runTiles = [&](const tbb::blocked_range2d<uint64_t> &range) {
-    CoreShare::KernelThread running(cores);
+  auto runPiece = [&](const tbb::blocked_range2d<uint64_t> &range) {
     WorkGroupContext ctx{};
     for (int d = 0; d < 3; ++d) {
       ctx.enqueuedLocalSize[d] = r.localSize[d];
@@ -135,13 +129,33 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
           }
         }
       }
+  };
+  // Pieces end where a thread may step aside for a copy engine (core_share.hpp): the launch's
+  // threads count the tiles they ran, and the one that runs the last wakes those asleep. A
+  // piece that throws (scratch memory) ends the launch: oneTBB starts no more pieces, so it
+  // wakes them too.
+  CoreShare *cores = CoreShare::current();
+  const uint64_t tiles = tilesX * tilesY;
+  std::atomic<uint64_t> tilesRun{0};
+  std::atomic<bool> ended{false};
+  auto runTiles = [&](const tbb::blocked_range2d<uint64_t> &range) {
+    CoreShare::KernelThread running(cores);
+    try {
+      runPiece(range);
+    } catch (...) {
+      ended.store(true, std::memory_order_seq_cst);
+      if (cores) cores->launchOutOfWork();
+      throw;
+    }
     if (!cores) return;
     uint64_t ran = range.rows().size() * range.cols().size();
-    if (tilesRun.fetch_add(ran, std::memory_order_acq_rel) + ran == tiles)
+    if (tilesRun.fetch_add(ran, std::memory_order_seq_cst) + ran == tiles)
       cores->launchOutOfWork();
     else
-      cores->stepAsideWhileCopying(
-          [&] { return tilesRun.load(std::memory_order_acquire) == tiles; });
+      cores->stepAsideWhileCopying([&] {
+        return ended.load(std::memory_order_seq_cst) ||
+               tilesRun.load(std::memory_order_seq_cst) == tiles;
+      });
   };
   if (tiles == 1) {
     runTiles(tbb::blocked_range2d<uint64_t>(0, 1, 0, 1));
@@ -150,11 +164,13 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
     // simple partitioner keeps every piece not yet started in a deque where others steal it,
     // so a thread asleep between two pieces holds none back.
     uint64_t pieces = kPiecesPerThread * threads;
-    uint64_t acrossX =
-        std::clamp<uint64_t>(static_cast<uint64_t>(std::sqrt(static_cast<double>(pieces * tilesX) /
-                                                             static_cast<double>(tilesY))),
-                             1, tilesX);
-    uint64_t acrossY = std::clamp<uint64_t>(pieces / acrossX, 1, tilesY);
+    double rowsPerColumn = static_cast<double>(tilesY) / static_cast<double>(tilesX);
+    uint64_t acrossY = std::clamp<uint64_t>(
+        static_cast<uint64_t>(std::llround(std::sqrt(static_cast<double>(pieces) * rowsPerColumn))),
+        1, tilesY);
+    uint64_t acrossX = std::clamp<uint64_t>(pieces / acrossY, 1, tilesX);
+    if (acrossX == tilesX)  // too few columns for their share: the rows take more
+      acrossY = std::clamp<uint64_t>(pieces / acrossX, 1, tilesY);
     uint64_t grainX = (tilesX + acrossX - 1) / acrossX, grainY = (tilesY + acrossY - 1) / acrossY;
     TbbHandOff handOff;
     handOff.handOver([&] {
