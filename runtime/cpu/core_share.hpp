@@ -131,9 +131,9 @@ class CoreShare {
   static inline thread_local CoreShare *current_ = nullptr;
 
   const int cores_;
-  std::atomic<int> copying_{0};        // copy engines in the body of a copy or fill
+  std::atomic<int> copying_{0};        // copy engines holding a claim
   std::atomic<int> kernelThreads_{0};  // threads running a piece of a launch, not stepped aside
-  std::atomic<uint32_t> epoch_{0};     // changes when a copy ends or a launch runs out of work
+  std::atomic<uint32_t> epoch_{0};     // changes when a claim ends or a launch runs out of work
 };
 
 }  // namespace xpurt::cpu
