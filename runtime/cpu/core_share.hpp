@@ -37,6 +37,8 @@ class CoreShare {
     ~EngineClaim() { set(false); }
     EngineClaim(const EngineClaim &) = delete;
     EngineClaim &operator=(const EngineClaim &) = delete;
+    // Whether this engine claims cores at all (a claim without a share never does).
+    bool canClaim() const { return share_ != nullptr; }
     void set(bool claimed) {
       if (!share_ || claimed == claimed_) return;
       claimed_ = claimed;

@@ -168,12 +168,16 @@ void CommandRunner::execute(core::Command &cmd) {
   // A copy queue claims a core for its copies and fills, and keeps it across a wait that is
   // already over: let go for a moment, the core goes to a kernel thread that the operating
   // system may then leave running for milliseconds while the copy waits.
-  bool mustWait = std::any_of(cmd.waits.begin(), cmd.waits.end(),
-                              [](const core::Ref<core::Event> &w) { return !w->isDone(); });
-  if (mustWait || !(copiesMemory(cmd) || cmd.type == core::Command::Type::Barrier))
-    copyClaim_.set(false);
-  else if (copiesMemory(cmd))
-    copyClaim_.set(true);
+  if (copyClaim_.canClaim()) {
+    bool mustWait = std::any_of(cmd.waits.begin(), cmd.waits.end(),
+                                [](const core::Ref<core::Event> &w) { return !w->isDone(); });
+    if (mustWait)
+      copyClaim_.set(false);
+    else if (copiesMemory(cmd))
+      copyClaim_.set(true);
+    else if (cmd.type != core::Command::Type::Barrier)
+      copyClaim_.set(false);
+  }
   executeCommand(cmd, failures_.get(), &device_->cores());
 }
 
