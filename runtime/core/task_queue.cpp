@@ -34,10 +34,12 @@ TaskQueue::TaskQueue(Ref<Device> device, const QueueOptions &options)
                                    options_.outOfOrder ? "out-of-order" : "in-order", n);
     // An out-of-order queue runs copies and launches on engines of their own: a track each.
     if (options_.outOfOrder) {
-      // Its launches run side by side: lanes, so that slices of a track never overlap.
+      // Its launches, and its copies, may run side by side: lanes, so that slices of a track
+      // never overlap.
       computeLanes_ = std::make_shared<trace::Lanes>(name + " · compute");
       computeTrack_ = computeLanes_->first();
-      copyTrack_ = trace::newTrack(name + " · copy");
+      copyLanes_ = std::make_shared<trace::Lanes>(name + " · copy");
+      copyTrack_ = copyLanes_->first();
     } else {
       computeTrack_ = copyTrack_ =
           trace::newTrack(fmt::format("{} · {}", name, engineName(options_.engine)));
@@ -134,7 +136,7 @@ void TaskQueue::traceOnCompletion(const Command &cmd, const Ref<Event> &done) {
   std::vector<Ref<Event>> sources;
   for (const Ref<Event> &w : cmd.waits)
     if (w->traceTrack() != 0 && w->traceTrack() != s.track) sources.push_back(w);
-  std::shared_ptr<trace::Lanes> lanes = onCompute ? computeLanes_ : nullptr;
+  std::shared_ptr<trace::Lanes> lanes = onCompute ? computeLanes_ : copyLanes_;
   done->then([s, name = std::move(name), sources = std::move(sources), lanes = std::move(lanes),
               event = done.get()]() mutable {
     CommandTimes t = event->times();

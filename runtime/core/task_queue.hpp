@@ -116,6 +116,7 @@ class TaskQueue : public Object {
   uint32_t computeTrack_ = 0;  // trace tracks; 0 when not tracing
   uint32_t copyTrack_ = 0;
   std::shared_ptr<trace::Lanes> computeLanes_;  // an out-of-order queue's launches
+  std::shared_ptr<trace::Lanes> copyLanes_;     // and its copies, fills and host work
   std::mutex submitMutex_;  // out-of-order queues: dependencies and submission in one order
   HazardTracker hazards_;
   struct Capture {

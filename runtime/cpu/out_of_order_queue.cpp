@@ -19,7 +19,7 @@ bool OutOfOrderRunner::onOwnEngine() const {
 
 void OutOfOrderRunner::start() {
   auto self = shared_from_this();
-  copyEngine_ = std::thread([self] { self->copyEngineLoop(); });
+  hostThread_ = std::thread([self] { self->hostThreadLoop(); });
   computeEngine_ = std::thread([self] { self->computeEngineLoop(); });
 }
 
@@ -49,20 +49,20 @@ void OutOfOrderRunner::dispatch(Node *node) {
     return;
   }
   std::lock_guard lock(mutex_);
-  if (node->cmd.isLaunch()) {
-    // Into the arena at once, from whichever thread made it ready, beside the launches already
-    // running there; the compute engine joins the arena while launches are in flight.
-    ++launchesInFlight_;
+  if (node->cmd.isLaunch() || copiesMemory(node->cmd)) {
+    // Into the arena at once, from whichever thread made it ready, beside the tasks already
+    // running there; the compute engine joins the arena while tasks are in flight. A copy
+    // there holds an arena thread, so no kernel thread has to step aside for it.
+    ++tasksInFlight_;
     TbbHandOff::sendTask(node);
     device_->arena().enqueue(group_->defer([this, node] {
       TbbHandOff::receiveTask(node);
       finish(node);
       std::lock_guard done(mutex_);
-      if (--launchesInFlight_ == 0) wake_.notify_all();
+      if (--tasksInFlight_ == 0) wake_.notify_all();
     }));
   } else {
-    copyReady_.push(node);
-    if (copiesMemory(node->cmd) && !copyThreadOnOther_) copyClaim_.set(true);
+    hostReady_.push(node);
   }
   wake_.notify_all();
 }
@@ -83,21 +83,17 @@ bool OutOfOrderRunner::idleAndStopping() const {
   return stopping_ && completed_ == submitted_;
 }
 
-void OutOfOrderRunner::copyEngineLoop() {
+void OutOfOrderRunner::hostThreadLoop() {
   OnEngine on(engineOf, this);
   std::unique_lock lock(mutex_);
   for (;;) {
-    if (copyReady_.empty()) copyClaim_.set(false);
-    wake_.wait(lock, [&] { return !copyReady_.empty() || idleAndStopping(); });
-    if (copyReady_.empty()) return;
-    Node *node = copyReady_.top();
-    copyReady_.pop();
-    copyThreadOnOther_ = !copiesMemory(node->cmd);
-    copyClaim_.set(!copyThreadOnOther_);
+    wake_.wait(lock, [&] { return !hostReady_.empty() || idleAndStopping(); });
+    if (hostReady_.empty()) return;
+    Node *node = hostReady_.top();
+    hostReady_.pop();
     lock.unlock();
     finish(node);
     lock.lock();
-    copyThreadOnOther_ = false;
   }
 }
 
@@ -105,18 +101,18 @@ void OutOfOrderRunner::computeEngineLoop() {
   OnEngine on(engineOf, this);
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [&] { return launchesInFlight_ > 0 || idleAndStopping(); });
-    if (launchesInFlight_ == 0) break;
+    wake_.wait(lock, [&] { return tasksInFlight_ > 0 || idleAndStopping(); });
+    if (tasksInFlight_ == 0) break;
     lock.unlock();
-    // A thread of the arena while launches run: without it, they would have the arena's
-    // workers only (one fewer than its threads).
-    auto helpLaunches = [&] { group_->wait(); };
+    // A thread of the arena while tasks run: without it, they would have the arena's workers
+    // only (one fewer than its threads).
+    auto helpTasks = [&] { group_->wait(); };
     TbbHandOff handOff;
-    handOff.handOver([&] { device_->arena().execute(handOff.wrap(helpLaunches)); });
+    handOff.handOver([&] { device_->arena().execute(handOff.wrap(helpTasks)); });
     lock.lock();
   }
   lock.unlock();
-  group_->wait();  // every launch task has ended, not just finished its command
+  group_->wait();  // every arena task has ended, not just finished its command
 }
 
 void OutOfOrderRunner::helpUntil(const std::function<bool()> &) {
@@ -146,10 +142,10 @@ void OutOfOrderRunner::stopAndJoin() {
   if (onOwnEngine()) {
     // A callback of this queue dropped its last reference: its engine cannot wait for itself.
     // The engines own the runner; they finish what is queued and end by themselves.
-    copyEngine_.detach();
+    hostThread_.detach();
     computeEngine_.detach();
   } else {
-    copyEngine_.join();
+    hostThread_.join();
     computeEngine_.join();
   }
 }

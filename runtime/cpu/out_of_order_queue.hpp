@@ -1,9 +1,10 @@
 // The CPU out-of-order task queue. A command runs once the events it waits for (worked out by
-// core::TaskQueue from declared accesses, barriers and waits) have completed, on one of two
-// engines: copies, fills and host callbacks on the queue's copy thread; launches as tasks in
-// the device's arena, side by side with each other, joined by the queue's compute thread while
-// any run. A copy and a kernel of one queue therefore overlap, as on a GPU's copy and compute
-// engines.
+// core::TaskQueue from declared accesses, barriers and waits) have completed. Launches, copies
+// and fills run as tasks in the device's arena, side by side with each other, joined by the
+// queue's compute thread while any run: a copy overlaps a kernel, and two ready copies share
+// the cores and the memory bus rather than waiting for one copy engine, as a graph's nodes do.
+// Host callbacks and graphs, which may block, run on the queue's host thread in the order they
+// became ready.
 #pragma once
 
 #include "core/task_queue.hpp"
@@ -24,7 +25,7 @@ class OutOfOrderRunner final : public core::EventDriver,
                                public std::enable_shared_from_this<OutOfOrderRunner> {
  public:
   OutOfOrderRunner(core::Ref<CpuDevice> device, std::shared_ptr<core::FailureLog> failures)
-      : device_(std::move(device)), failures_(std::move(failures)), copyClaim_(&device_->cores()) {}
+      : device_(std::move(device)), failures_(std::move(failures)) {}
 
   void start();
   void submit(core::Command &&cmd);
@@ -49,7 +50,7 @@ class OutOfOrderRunner final : public core::EventDriver,
   void dependencyMet(Node *node);
   void dispatch(Node *node);
   void finish(Node *node);
-  void copyEngineLoop();
+  void hostThreadLoop();
   void computeEngineLoop();
   bool idleAndStopping() const;  // mutex_ held
 
@@ -59,20 +60,15 @@ class OutOfOrderRunner final : public core::EventDriver,
   mutable std::mutex mutex_;
   std::condition_variable wake_;     // the engines: work, or the stop
   std::condition_variable drained_;  // drain(): completions
-  // Ready copies, the earliest submitted first: a copy out that became ready goes before the
-  // copies in submitted after it, as the program ordered them, rather than after all of them.
-  std::priority_queue<Node *, std::vector<Node *>, LaterSubmitted> copyReady_;
-  // The copy thread's claim on a core: raised as soon as a copy or fill is ready, lowered when
-  // it turns to something else (a host callback, a graph) or has nothing ready.
-  CoreShare::EngineClaim copyClaim_;
-  bool copyThreadOnOther_ = false;  // it runs a callback or graph: no claim until it is done
-  // Every launch task of this queue (held by pointer: its destructor may throw).
+  // Ready host callbacks and graphs, the earliest submitted first.
+  std::priority_queue<Node *, std::vector<Node *>, LaterSubmitted> hostReady_;
+  // Every arena task of this queue (held by pointer: its destructor may throw).
   std::unique_ptr<tbb::task_group> group_ = std::make_unique<tbb::task_group>();
-  uint32_t launchesInFlight_ = 0;  // enqueued to the arena, not yet finished
+  uint32_t tasksInFlight_ = 0;  // enqueued to the arena, not yet finished
   uint64_t submitted_ = 0;
   uint64_t completed_ = 0;
   bool stopping_ = false;
-  std::thread copyEngine_, computeEngine_;
+  std::thread hostThread_, computeEngine_;
 };
 
 class OutOfOrderQueue final : public core::TaskQueue {
