@@ -118,6 +118,7 @@ Shape WorkItemShapes::compute(const llvm::Instruction &i) const {
       llvm::isa<llvm::AtomicCmpXchgInst>(i))
     return kVarying;
   if (allUniform()) return kUniform;
+  if (i.getType()->isVectorTy()) return kVarying;  // steps are for scalars and addresses
   // Consecutive values: the first work-item's value and a constant step.
   auto step = [&](unsigned k) -> std::optional<int64_t> {
     Shape s = of(i.getOperand(k));

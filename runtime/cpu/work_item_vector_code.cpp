@@ -7,7 +7,15 @@
 #include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/IntrinsicInst.h>
 
+#include <optional>
+
 namespace xpurt::cpu::wfv {
+
+// A vector of integers or floating-point values: lanes of it pack one after the other.
+static bool packable(llvm::Type *t) {
+  auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
+  return v && (v->getElementType()->isIntegerTy() || v->getElementType()->isFloatingPointTy());
+}
 
 // ---- values ------------------------------------------------------------------------------
 
@@ -32,6 +40,12 @@ Value *Vectorizer::vector(Value *v) {
   Shape s = shapes_.of(v);
   if (s.kind == Shape::Uniform) {
     Value *x = scalar(v);
+    if (unsigned n = elementsOf(v->getType()); v->getType()->isVectorTy()) {
+      std::vector<int> repeated;
+      for (unsigned l = 0; l < w_; ++l)
+        for (unsigned j = 0; j < n; ++j) repeated.push_back(static_cast<int>(j));
+      return b_.CreateShuffleVector(x, repeated);
+    }
     if (auto *c = llvm::dyn_cast<llvm::Constant>(x))
       return llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(w_), c);
     return b_.CreateVectorSplat(w_, x);
@@ -61,7 +75,36 @@ Value *Vectorizer::lane(Value *v, unsigned l) {
     return b_.CreateAdd(
         base(v), llvm::ConstantInt::get(v->getType(), static_cast<uint64_t>(s.stride * l), true));
   }
+  if (v->getType()->isVectorTy()) {
+    std::vector<int> own;
+    unsigned n = elementsOf(v->getType());
+    for (unsigned j = 0; j < n; ++j) own.push_back(static_cast<int>(l * n + j));
+    return b_.CreateShuffleVector(vector(v), own);
+  }
   return b_.CreateExtractElement(vector(v), b_.getInt32(l));
+}
+
+Value *Vectorizer::maskFor(Value *mask, llvm::Type *laneType) {
+  unsigned n = elementsOf(laneType);
+  if (!laneType->isVectorTy()) return mask;
+  if (isAllTrue(mask))
+    return llvm::Constant::getAllOnesValue(vectorOf(laneType->getWithNewType(b_.getInt1Ty())));
+  std::vector<int> repeated;
+  for (unsigned l = 0; l < w_; ++l)
+    for (unsigned j = 0; j < n; ++j) repeated.push_back(static_cast<int>(l));
+  return b_.CreateShuffleVector(mask, repeated);
+}
+
+Value *Vectorizer::withLane(Value *packed, Value *laneValue, unsigned l) {
+  if (!laneValue->getType()->isVectorTy())
+    return b_.CreateInsertElement(packed, laneValue, b_.getInt32(l));
+  unsigned n = elementsOf(laneValue->getType()), all = w_ * n;
+  std::vector<int> widen, merge;
+  for (unsigned k = 0; k < all; ++k) widen.push_back(k < n ? static_cast<int>(k) : -1);
+  for (unsigned k = 0; k < all; ++k)
+    merge.push_back(k >= l * n && k < (l + 1) * n ? static_cast<int>(all + k - l * n)
+                                                  : static_cast<int>(k));
+  return b_.CreateShuffleVector(packed, b_.CreateShuffleVector(laneValue, widen), merge);
 }
 
 // A uniform address, or a harmless one when no lane runs the access.
@@ -92,7 +135,8 @@ void Vectorizer::emitInstruction(Instruction &i) {
   auto divisor = [&](Value *d, bool vectorised) -> Value * {
     if (isAllTrue(mask_)) return d;
     Value *one = llvm::ConstantInt::get(d->getType(), 1);
-    return vectorised ? b_.CreateSelect(mask_, d, one) : b_.CreateSelect(any(mask_), d, one);
+    return vectorised ? selectLanes(mask_, d, one, i.getType())
+                      : b_.CreateSelect(any(mask_), d, one);
   };
   bool divides = i.getOpcode() == Instruction::SDiv || i.getOpcode() == Instruction::UDiv ||
                  i.getOpcode() == Instruction::SRem || i.getOpcode() == Instruction::URem;
@@ -123,9 +167,12 @@ void Vectorizer::emitInstruction(Instruction &i) {
     v = b_.CreateCast(cast->getOpcode(), vector(cast->getOperand(0)), vectorOf(i.getType()),
                       i.getName());
   } else if (auto *sel = llvm::dyn_cast<llvm::SelectInst>(&i)) {
+    // A condition per element, per lane (its bit for each of the lane's elements), or one.
     Value *cond = sel->getCondition();
-    v = b_.CreateSelect(shapes_.uniform(cond) ? scalar(cond) : vector(cond),
-                        vector(sel->getTrueValue()), vector(sel->getFalseValue()), i.getName());
+    Value *c = cond->getType()->isVectorTy() ? vector(cond)
+               : shapes_.uniform(cond)       ? scalar(cond)
+                                             : maskFor(vector(cond), i.getType());
+    v = b_.CreateSelect(c, vector(sel->getTrueValue()), vector(sel->getFalseValue()), i.getName());
   } else if (auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&i)) {
     auto pick = [&](Value *x) { return shapes_.uniform(x) ? scalar(x) : vector(x); };
     std::vector<Value *> indices;
@@ -134,6 +181,9 @@ void Vectorizer::emitInstruction(Instruction &i) {
                      i.getName(), gep->isInBounds());
   } else if (llvm::isa<llvm::FreezeInst>(i)) {
     v = b_.CreateFreeze(vector(i.getOperand(0)), i.getName());
+  } else if (llvm::isa<llvm::ExtractElementInst>(i) || llvm::isa<llvm::InsertElementInst>(i) ||
+             llvm::isa<llvm::ShuffleVectorInst>(i)) {
+    return emitVectorElements(i);
   } else {
     return scalarize(i);
   }
@@ -148,22 +198,26 @@ void Vectorizer::emitMemory(Instruction &i) {
   llvm::Type *type = load ? load->getType() : store->getValueOperand()->getType();
   llvm::Align align = load ? load->getAlign() : store->getAlign();
   bool element = type->isIntegerTy() || type->isFloatingPointTy() || type->isPointerTy();
+  // Vectors without padding: consecutive ones are one wider vector in memory.
+  bool packs = packable(type) && layout_.getTypeStoreSize(type) == layout_.getTypeAllocSize(type);
   Shape where = shapes_.of(address);
+  bool contiguous = where.kind == Shape::Consecutive &&
+                    where.stride == static_cast<int64_t>(layout_.getTypeAllocSize(type));
   if (!simple || layout_.getTypeAllocSize(type) > 256 ||
-      (!element && where.kind != Shape::Uniform) ||
-      (!element && store && !shapes_.uniform(store->getValueOperand())))
+      (!element && where.kind != Shape::Uniform && !(packs && contiguous)) ||
+      (!element && store && !shapes_.uniform(store->getValueOperand()) && !(packs && contiguous)))
     return scalarize(i);
   bool full = isAllTrue(mask_);
+  Value *mask = maskFor(mask_, type);
   if (load) {
     if (where.kind == Shape::Uniform) {
       scalars_[load] = b_.CreateAlignedLoad(type, safeAddress(address), align, load->getName());
       return;
     }
     llvm::Type *vt = vectorOf(type);
-    if (where.kind == Shape::Consecutive &&
-        where.stride == static_cast<int64_t>(layout_.getTypeAllocSize(type))) {
+    if (contiguous) {
       vectors_[load] = full ? static_cast<Value *>(b_.CreateAlignedLoad(vt, base(address), align))
-                            : b_.CreateMaskedLoad(vt, base(address), align, mask_);
+                            : b_.CreateMaskedLoad(vt, base(address), align, mask);
       return;
     }
     vectors_[load] = b_.CreateMaskedGather(vt, vector(address), align, mask_);
@@ -174,12 +228,11 @@ void Vectorizer::emitMemory(Instruction &i) {
     b_.CreateAlignedStore(scalar(value), safeAddress(address), align);
     return;
   }
-  if (where.kind == Shape::Consecutive &&
-      where.stride == static_cast<int64_t>(layout_.getTypeAllocSize(type))) {
+  if (contiguous) {
     if (full)
       b_.CreateAlignedStore(vector(value), base(address), align);
     else
-      b_.CreateMaskedStore(vector(value), base(address), align, mask_);
+      b_.CreateMaskedStore(vector(value), base(address), align, mask);
     return;
   }
   // Lanes in order: where several write one address, the last one's value stays.
@@ -210,13 +263,19 @@ void Vectorizer::emitCall(llvm::CallBase &call) {
   }
   llvm::Type *ret = call.getType();
   bool pure = call.doesNotAccessMemory() && !call.mayHaveSideEffects();
-  bool plain = ret->isIntegerTy() || ret->isFloatingPointTy();
-  for (const llvm::Use &arg : call.args())
-    plain = plain && (arg->getType()->isIntegerTy() || arg->getType()->isFloatingPointTy());
+  auto plainType = [](llvm::Type *t) {
+    return t->isIntegerTy() || t->isFloatingPointTy() || packable(t);
+  };
+  bool plain = plainType(ret), vectors = ret->isVectorTy();
+  for (const llvm::Use &arg : call.args()) {
+    plain = plain && plainType(arg->getType());
+    vectors = vectors || arg->getType()->isVectorTy();
+  }
   if (pure && plain) {
-    // glibc's vector math (libmvec), as LLVM's loop vectoriser would call it.
-    llvm::StringRef vectorName =
-        libraryInfo_.getVectorizedFunction(callee->getName(), llvm::ElementCount::getFixed(w_));
+    // glibc's vector math (libmvec), as LLVM's loop vectoriser would call it; for scalars.
+    llvm::StringRef vectorName = vectors ? llvm::StringRef()
+                                         : libraryInfo_.getVectorizedFunction(
+                                               callee->getName(), llvm::ElementCount::getFixed(w_));
     if (!vectorName.empty()) {
       std::vector<llvm::Type *> params;
       std::vector<Value *> args;
@@ -234,7 +293,9 @@ void Vectorizer::emitCall(llvm::CallBase &call) {
       return;
     }
     llvm::Intrinsic::ID id = callee->getIntrinsicID();
-    if (id != llvm::Intrinsic::not_intrinsic && llvm::isTriviallyVectorizable(id)) {
+    // Element by element: on packed lanes too, if the result is a vector like its operands.
+    if (id != llvm::Intrinsic::not_intrinsic && llvm::isTriviallyVectorizable(id) &&
+        (!vectors || ret->isVectorTy())) {
       std::vector<llvm::Type *> types{vectorOf(ret)};
       std::vector<Value *> args;
       for (unsigned k = 0; k < call.arg_size(); ++k) {
@@ -263,8 +324,8 @@ void Vectorizer::scalarize(Instruction &i) {
   bool guarded = effects || i.mayHaveSideEffects();
   bool result = !i.getType()->isVoidTy();
   if (result && !i.getType()->isIntegerTy() && !i.getType()->isFloatingPointTy() &&
-      !i.getType()->isPointerTy())
-    throw Unsupported{"a vector or aggregate value that differs between work-items"};
+      !i.getType()->isPointerTy() && !packable(i.getType()))
+    throw Unsupported{"an aggregate value that differs between work-items"};
   Value *v = result ? llvm::PoisonValue::get(vectorOf(i.getType())) : nullptr;
   for (unsigned l = 0; l < w_; ++l) {
     BasicBlock *before = b_.GetInsertBlock(), *run = nullptr, *next = nullptr;
@@ -293,9 +354,59 @@ void Vectorizer::scalarize(Instruction &i) {
         laneValue = phi;
       }
     }
-    if (result) v = b_.CreateInsertElement(v, laneValue, b_.getInt32(l));
+    if (result) v = withLane(v, laneValue, l);
   }
   if (result) vectors_[&i] = v;
+}
+
+}  // namespace xpurt::cpu::wfv
+
+namespace xpurt::cpu::wfv {
+
+// Elements of vectors that differ between work-items, on the packed lanes: with constant
+// positions, shuffles of the whole; otherwise one lane at a time.
+void Vectorizer::emitVectorElements(Instruction &i) {
+  auto constantIndex = [](Value *index) -> std::optional<unsigned> {
+    if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(index))
+      if (c->getValue().ult(1024)) return static_cast<unsigned>(c->getZExtValue());
+    return std::nullopt;
+  };
+  if (auto *extract = llvm::dyn_cast<llvm::ExtractElementInst>(&i)) {
+    Value *from = extract->getVectorOperand();
+    auto index = constantIndex(extract->getIndexOperand());
+    unsigned n = elementsOf(from->getType());
+    if (!index || *index >= n || shapes_.uniform(from)) return scalarize(i);
+    std::vector<int> picked;
+    for (unsigned l = 0; l < w_; ++l) picked.push_back(static_cast<int>(l * n + *index));
+    vectors_[&i] = b_.CreateShuffleVector(vector(from), picked, i.getName());
+    return;
+  }
+  if (auto *insert = llvm::dyn_cast<llvm::InsertElementInst>(&i)) {
+    auto index = constantIndex(insert->getOperand(2));
+    unsigned n = elementsOf(i.getType()), all = w_ * n;
+    if (!index || *index >= n) return scalarize(i);
+    std::vector<int> widen, merge;
+    for (unsigned k = 0; k < all; ++k) widen.push_back(k < w_ ? static_cast<int>(k) : -1);
+    for (unsigned l = 0; l < w_; ++l)
+      for (unsigned j = 0; j < n; ++j)
+        merge.push_back(j == *index ? static_cast<int>(all + l) : static_cast<int>(l * n + j));
+    Value *elements = b_.CreateShuffleVector(vector(insert->getOperand(1)), widen);
+    vectors_[&i] =
+        b_.CreateShuffleVector(vector(insert->getOperand(0)), elements, merge, i.getName());
+    return;
+  }
+  auto *shuffle = llvm::cast<llvm::ShuffleVectorInst>(&i);
+  unsigned n = elementsOf(shuffle->getOperand(0)->getType()), m = elementsOf(i.getType());
+  std::vector<int> picked;
+  for (unsigned l = 0; l < w_; ++l)
+    for (unsigned j = 0; j < m; ++j) {
+      int k = shuffle->getMaskValue(j);
+      picked.push_back(k < 0                          ? -1
+                       : static_cast<unsigned>(k) < n ? static_cast<int>(l * n + k)
+                                                      : static_cast<int>(w_ * n + l * n + k - n));
+    }
+  vectors_[&i] = b_.CreateShuffleVector(vector(shuffle->getOperand(0)),
+                                        vector(shuffle->getOperand(1)), picked, i.getName());
 }
 
 }  // namespace xpurt::cpu::wfv

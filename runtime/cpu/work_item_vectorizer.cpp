@@ -5,7 +5,9 @@
 #include "work_item_vectorizer_impl.hpp"
 
 #include <llvm/ADT/Triple.h>
+#include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/CFG.h>
@@ -113,11 +115,14 @@ void Vectorizer::check() {
     Shape s = shapes_.of(&i);
     if (s.kind != Shape::Uniform && !i.getType()->isVoidTy()) {
       llvm::Type *t = i.getType();
-      if (!t->isIntegerTy() && !t->isFloatingPointTy() && !t->isPointerTy()) {
+      auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
+      if (v) t = v->getElementType();  // packed lane after lane (vectorOf)
+      if (!t->isIntegerTy() && !t->isFloatingPointTy() && !(t->isPointerTy() && !v)) {
         std::string text;
         llvm::raw_string_ostream out(text);
         i.print(out);
-        throw Unsupported{"a vector or aggregate value that differs between work-items:" + text};
+        throw Unsupported{"an aggregate or a vector of addresses that differs between work-items:" +
+                          text};
       }
     }
   }
@@ -126,12 +131,33 @@ void Vectorizer::check() {
       if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(b.getTerminator()))
         if (!shapes_.uniform(ret->getReturnValue()))
           throw Unsupported{"work-items that may return different values"};
-  // Loops that all work-items leave together are LLVM's: it unrolls or vectorises them.
-  bool divergentLoop = false;
-  for (llvm::Loop *loop : loops_.getLoopsInPreorder())
+  // Loops that all work-items leave together after a known number of turns are LLVM's: it
+  // unrolls them and vectorises the loop over work-items. A loop whose count is known only at
+  // run time stays a loop, and LLVM vectorises innermost loops only: then this vectoriser's.
+  bool divergentLoop = false, unknownCount = false;
+  llvm::TargetLibraryInfo libraryInfo(libraryInfo_);
+  llvm::AssumptionCache assumptions(f_);
+  llvm::ScalarEvolution evolution(f_, libraryInfo, assumptions, dt_, loops_);
+  for (llvm::Loop *loop : loops_.getLoopsInPreorder()) {
     divergentLoop = divergentLoop || shapes_.divergent(loop->getHeader());
-  if (!divergentLoop && !anyBody_)
-    throw Unsupported{"its loops run alike for all work-items, which LLVM vectorises as they are"};
+    unknownCount = unknownCount || evolution.getSmallConstantTripCount(loop) == 0;
+  }
+  if (!divergentLoop && !anyBody_) {
+    if (!unknownCount)
+      throw Unsupported{
+          "its loops run alike for all work-items a known number of times, which LLVM unrolls "
+          "and vectorises as they are"};
+    // A work-item walking its own row (in[i * n + k]) is better vectorised along the loop.
+    for (Instruction &i : llvm::instructions(f_)) {
+      Value *address = nullptr;
+      if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&i)) address = load->getPointerOperand();
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&i)) address = store->getPointerOperand();
+      if (address && loops_.getLoopFor(i.getParent()) && shapes_.of(address).kind == Shape::Varying)
+        throw Unsupported{
+            "its loops run alike for all work-items and reach memory at addresses that differ "
+            "between work-items by no fixed step, which LLVM vectorises along the loop"};
+    }
+  }
   for (llvm::Loop *loop : loops_.getLoopsInPreorder()) {
     if (!loop->getLoopPreheader() || !loop->getLoopLatch() || !loop->hasDedicatedExits())
       throw Unsupported{"a loop not in simplified form"};
@@ -270,7 +296,7 @@ void Vectorizer::emitPhi(llvm::PHINode &phi) {
   Value *v = nullptr;
   for (unsigned k = phi.getNumIncomingValues(); k-- > 0;) {
     Value *in = vector(phi.getIncomingValue(k));
-    v = v ? b_.CreateSelect(edge(phi.getIncomingBlock(k), phi.getParent()), in, v) : in;
+    v = v ? selectLanes(edge(phi.getIncomingBlock(k), phi.getParent()), in, v, phi.getType()) : in;
   }
   vectors_[&phi] = v;
 }
@@ -303,6 +329,12 @@ void Vectorizer::emitLoop(llvm::Loop *loop) {
   // all entered, as it runs at all) in every iteration.
   bool together = !shapes_.divergent(header);
   masks_[header] = together ? masks_[pre] : active;
+  // Such a loop left only at its latch, on a condition the same for all lanes, goes round on
+  // that condition, which keeps its trip count in sight (LLVM unrolls sgemm's k loop).
+  auto *latchBranch = llvm::dyn_cast<llvm::BranchInst>(latch->getTerminator());
+  bool leftAtLatchAlike = together && loop->getExitingBlock() == latch && latchBranch &&
+                          latchBranch->isConditional() &&
+                          shapes_.uniform(latchBranch->getCondition());
   std::vector<llvm::PHINode *> phisG;
   for (auto [phi, in] : headerPhis) {
     auto *g = b_.CreatePHI(in->getType(), 2, phi->getName());
@@ -317,6 +349,7 @@ void Vectorizer::emitLoop(llvm::Loop *loop) {
     auto exit = std::make_unique<Exit>();
     exit->from = const_cast<BasicBlock *>(from);
     exit->to = const_cast<BasicBlock *>(to);
+    exit->allAtOnce = leftAtLatchAlike;
     exit->left = b_.CreatePHI(maskType, 2, "wfv.left");
     exit->left->addIncoming(allFalse(), guard);
     for (llvm::PHINode &phi : exit->to->phis()) {
@@ -338,12 +371,8 @@ void Vectorizer::emitLoop(llvm::Loop *loop) {
     Value *next = phi->getIncomingValueForBlock(latch);
     nextValues.push_back(shapes_.uniform(phi) ? scalar(next) : vector(next));
   }
-  // A loop that all lanes leave together at its latch goes round on the latch's own
-  // condition, which keeps its trip count in sight (LLVM unrolls sgemm's k loop).
   Value *repeat = nullptr;
-  auto *latchBranch = llvm::dyn_cast<llvm::BranchInst>(latch->getTerminator());
-  if (together && loop->getExitingBlock() == latch && latchBranch && latchBranch->isConditional() &&
-      shapes_.uniform(latchBranch->getCondition())) {
+  if (leftAtLatchAlike) {
     Value *c = scalar(latchBranch->getCondition());
     repeat = latchBranch->getSuccessor(0) == header ? c : b_.CreateNot(c);
   }
@@ -377,7 +406,8 @@ void Vectorizer::emitLoop(llvm::Loop *loop) {
     Value *v = values.front().second;
     bool u = shapes_.uniform(phi);
     for (size_t k = 1; k < values.size(); ++k)
-      v = b_.CreateSelect(u ? any(values[k].first) : values[k].first, values[k].second, v);
+      v = b_.CreateSelect(u ? any(values[k].first) : maskFor(values[k].first, phi->getType()),
+                          values[k].second, v);
     (u ? scalars_ : vectors_)[phi] = v;
   }
 }
@@ -393,8 +423,11 @@ void Vectorizer::leaveThrough(BasicBlock *bb) {
     for (auto [phi, kept] : exit->kept) {
       Value *in = phi->getIncomingValueForBlock(exit->from);
       bool u = shapes_.uniform(phi);
-      exit->keptNext.push_back(u ? b_.CreateSelect(any(now), scalar(in), kept)
-                                 : b_.CreateSelect(now, vector(in), kept));
+      if (exit->allAtOnce)
+        exit->keptNext.push_back(u ? scalar(in) : vector(in));
+      else
+        exit->keptNext.push_back(u ? b_.CreateSelect(any(now), scalar(in), kept)
+                                   : selectLanes(now, vector(in), kept, phi->getType()));
     }
   }
 }

@@ -65,7 +65,27 @@ class Vectorizer {
   void emitCall(llvm::CallBase &call);
   void scalarize(Instruction &i);
   // ---- values
-  llvm::Type *vectorOf(llvm::Type *t) { return llvm::FixedVectorType::get(t, w_); }
+  // A value of every lane: `width` of a scalar type; a vector type's lanes packed one after
+  // the other (lane l's element j at l * n + j), as `width` consecutive vectors lie in memory.
+  llvm::Type *vectorOf(llvm::Type *t) {
+    if (auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t))
+      return llvm::FixedVectorType::get(v->getElementType(), w_ * v->getNumElements());
+    return llvm::FixedVectorType::get(t, w_);
+  }
+  // Elements per lane of a value of type `t` (1 for a scalar).
+  static unsigned elementsOf(llvm::Type *t) {
+    auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
+    return v ? v->getNumElements() : 1;
+  }
+  // A mask of lanes for a value of every lane of type `laneType`: each lane's bit repeated
+  // for each of its elements.
+  Value *maskFor(Value *mask, llvm::Type *laneType);
+  Value *selectLanes(Value *mask, Value *a, Value *b, llvm::Type *laneType) {
+    return b_.CreateSelect(maskFor(mask, laneType), a, b);
+  }
+  // `packed` with lane l replaced by `laneValue` (of the lane's own type).
+  Value *withLane(Value *packed, Value *laneValue, unsigned l);
+  void emitVectorElements(Instruction &i);
   Value *scalar(Value *v);
   Value *vector(Value *v);
   Value *base(Value *v);
@@ -120,6 +140,9 @@ class Vectorizer {
     Value *leftNext = nullptr;
     std::vector<std::pair<llvm::PHINode *, llvm::PHINode *>> kept;  // exit phi -> header phi
     std::vector<Value *> keptNext;
+    // Every lane in the loop leaves by this edge in the same iteration, the last: the values
+    // of that iteration are the ones kept, with no select per iteration.
+    bool allAtOnce = false;
   };
   std::map<BasicBlock *, std::vector<Exit *>> exitsFrom_;
   llvm::TargetLibraryInfoImpl libraryInfo_;

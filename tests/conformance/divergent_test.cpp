@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
+#include <utility>
 
 namespace xpurt::test {
 namespace {
@@ -172,6 +174,56 @@ TEST_P(DivergentTest, LoopsAllWorkItemsRunAlikeInsideABranchOnlySomeTake) {
         }
         ASSERT_EQ(out.hostPtr()[i], stored + acc)
             << "local " << local << ", n " << n << ", item " << i;
+      }
+    }
+  }
+}
+
+// float4, int4 and float3 values per work-item, in a loop of an argument's count and one of
+// each work-item's own length: the vectoriser packs the work-items' vectors side by side.
+TEST_P(DivergentTest, VectorValuesOfEachWorkItemInLoops) {
+  struct Float4 {
+    float v[4];
+  };
+  struct Int4 {
+    int32_t v[4];
+  };
+  for (size_t local : {1, 3, 8, 13, 64}) {
+    for (int n : {0, 7}) {
+      size_t global = local * 5;
+      Array<Float4, AllocType::Shared> in(device, global), out(device, global);
+      Array<Float4, AllocType::Shared> padded(device, global);
+      Array<Int4, AllocType::Shared> counts(device, global);
+      Array<float, AllocType::Shared> picked(device, global);
+      for (size_t i = 0; i < global; ++i)
+        for (int e = 0; e < 4; ++e)
+          in.hostPtr()[i].v[e] =
+              static_cast<float>(static_cast<int>((i * 5 + e * 3) % 13)) * 0.5f - 1.0f;
+      std::fill_n(counts.hostPtr(), global, Int4{{-1, -1, -1, -1}});
+      queue.launch(Kernel(spirv, "vector_lanes"), Range(global).local(local),
+                   {in, out, counts, picked, padded, n});
+      queue.sync();
+      for (size_t i = 0; i < global; ++i) {
+        const float *x = in.hostPtr()[i].v;
+        float acc[4] = {}, y[4] = {x[0], x[1], x[2], x[3]};
+        for (int k = 0; k < n; ++k)
+          for (int e = 0; e < 4; ++e) acc[e] = std::fma(acc[e], 0.5f, x[e] + static_cast<float>(k));
+        int32_t c[4] = {};
+        while (y[0] + y[1] + y[2] + y[3] < 40.0f && c[0] < 50) {
+          for (float &e : y) e = e * 1.5f + 1.0f;
+          c[0] += 1, c[1] += 2, c[2] += static_cast<int>(y[2]) & 3;
+        }
+        c[3] = static_cast<int32_t>(i);
+        std::swap(acc[1], acc[2]);
+        std::string where = "local " + std::to_string(local) + ", n " + std::to_string(n) +
+                            ", item " + std::to_string(i);
+        for (int e = 0; e < 4; ++e) {
+          ASSERT_EQ(out.hostPtr()[i].v[e], x[e] > 2.0f ? y[e] : acc[e]) << where << "." << e;
+          ASSERT_EQ(counts.hostPtr()[i].v[e], i % 3 != 0 ? c[e] : -1) << where << "." << e;
+        }
+        for (int e = 0; e < 3; ++e)
+          ASSERT_EQ(padded.hostPtr()[i].v[e], x[e] * 2.0f) << where << "." << e;
+        ASSERT_EQ(picked.hostPtr()[i], acc[3] + y[0]) << where;
       }
     }
   }

@@ -126,3 +126,26 @@ kernel void tiled_matmul(global const float *a, global const float *b, global fl
   }
   c[row * n + col] = acc;
 }
+
+// Vector values of each work-item: a loop all work-items run alike `n` times, a loop of each
+// one's own length, elements picked and swapped, a vector select, a vector stored by some
+// work-items only, and a float3, which lies padded to four floats in memory.
+kernel void vector_lanes(global const float4 *in, global float4 *out, global int4 *counts,
+                         global float *picked, global float3 *padded, int n) {
+  size_t i = get_global_id(0);
+  float4 x = in[i];
+  float4 acc = (float4)(0.0f);
+  for (int k = 0; k < n; ++k) acc = fma(acc, (float4)(0.5f), x + (float)k);
+  int4 c = (int4)(0);
+  float4 y = x;
+  while (y.x + y.y + y.z + y.w < 40.0f && c.x < 50) {
+    y = y * 1.5f + 1.0f;
+    c += (int4)(1, 2, (int)y.z & 3, 0);
+  }
+  c.w = (int)i;
+  acc.yz = acc.zy;
+  out[i] = select(acc, y, isgreater(x, (float4)(2.0f)));
+  if (i % 3 != 0) counts[i] = c;
+  picked[i] = acc.w + y.x;
+  padded[i] = x.xyz * 2.0f;
+}
