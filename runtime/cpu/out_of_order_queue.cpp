@@ -1,10 +1,12 @@
 #include "out_of_order_queue.hpp"
 
 #include "command_execution.hpp"
+#include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/scoped_value.hpp"
 #include "tbb_hand_off.hpp"
 
+#include <chrono>
 #include <vector>
 
 namespace xpurt::cpu {
@@ -49,10 +51,28 @@ void OutOfOrderRunner::dispatch(Node *node) {
     return;
   }
   std::lock_guard lock(mutex_);
-  if (node->cmd.isLaunch() || copiesMemory(node->cmd)) {
+  if (copiesMemory(node->cmd)) {
+    // Ready copies wait in one list; an arena task takes the earliest one, or the host thread
+    // does if no arena thread has for a while. Whoever pops a node runs and deletes it.
+    node->readyNs = core::steadyNowNs();
+    copyReady_.push(node);
+    ++tasksInFlight_;
+    device_->arena().enqueue(group_->defer([this] {
+      Node *copy = nullptr;
+      {
+        std::lock_guard take(mutex_);
+        if (!copyReady_.empty()) {
+          copy = copyReady_.top();
+          copyReady_.pop();
+        }
+      }
+      if (copy) finish(copy);
+      std::lock_guard done(mutex_);
+      if (--tasksInFlight_ == 0) wake_.notify_all();
+    }));
+  } else if (node->cmd.isLaunch()) {
     // Into the arena at once, from whichever thread made it ready, beside the tasks already
-    // running there; the compute engine joins the arena while tasks are in flight. A copy
-    // there holds an arena thread, so no kernel thread has to step aside for it.
+    // running there; the compute engine joins the arena while tasks are in flight.
     ++tasksInFlight_;
     TbbHandOff::sendTask(node);
     device_->arena().enqueue(group_->defer([this, node] {
@@ -87,12 +107,32 @@ void OutOfOrderRunner::hostThreadLoop() {
   OnEngine on(engineOf, this);
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [&] { return !hostReady_.empty() || idleAndStopping(); });
-    if (hostReady_.empty()) return;
-    Node *node = hostReady_.top();
-    hostReady_.pop();
+    wake_.wait(lock,
+               [&] { return !hostReady_.empty() || !copyReady_.empty() || idleAndStopping(); });
+    if (!hostReady_.empty()) {
+      Node *node = hostReady_.top();
+      hostReady_.pop();
+      lock.unlock();
+      finish(node);
+      lock.lock();
+      continue;
+    }
+    if (copyReady_.empty()) return;  // idle and stopping
+    // A copy no arena thread has started for a while: every one is held (by long kernels of
+    // other queues, or waits inside graphs). Copies still make progress, as on a GPU's copy
+    // engine: this thread runs it, with a claim on a core as a copy queue's thread has.
+    uint64_t waited = core::steadyNowNs() - copyReady_.top()->readyNs;
+    if (waited < kCopyFallbackNs) {
+      wake_.wait_for(lock, std::chrono::nanoseconds(kCopyFallbackNs - waited));
+      continue;
+    }
+    Node *node = copyReady_.top();
+    copyReady_.pop();
     lock.unlock();
-    finish(node);
+    {
+      CoreShare::Copying claim(&device_->cores());
+      finish(node);
+    }
     lock.lock();
   }
 }

@@ -4,7 +4,8 @@
 // queue's compute thread while any run: a copy overlaps a kernel, and two ready copies share
 // the cores and the memory bus rather than waiting for one copy engine, as a graph's nodes do.
 // Host callbacks and graphs, which may block, run on the queue's host thread in the order they
-// became ready.
+// became ready; so does a copy that no arena thread has started within kCopyFallbackNs (all of
+// them held by other queues' kernels or blocked waits), so copies always make progress.
 #pragma once
 
 #include "core/task_queue.hpp"
@@ -43,7 +44,12 @@ class OutOfOrderRunner final : public core::EventDriver,
     core::Command cmd;
     uint64_t order = 0;              // submission order
     std::atomic<uint32_t> unmet{1};  // waits not yet complete, plus one for submit itself
+    uint64_t readyNs = 0;            // copies: when they became ready
   };
+  // Far longer than a kernel's piece: a copy that waited this long for an arena thread is not
+  // waiting for pieces to end. (At 2 ms it fired in the pipeline sample, where an enqueued copy
+  // waits until a thread runs out of pieces, and cost a sixth of the out-of-order way's speed.)
+  static constexpr uint64_t kCopyFallbackNs = 20'000'000;
   struct LaterSubmitted {
     bool operator()(const Node *a, const Node *b) const { return a->order > b->order; }
   };
@@ -60,8 +66,9 @@ class OutOfOrderRunner final : public core::EventDriver,
   mutable std::mutex mutex_;
   std::condition_variable wake_;     // the engines: work, or the stop
   std::condition_variable drained_;  // drain(): completions
-  // Ready host callbacks and graphs, the earliest submitted first.
-  std::priority_queue<Node *, std::vector<Node *>, LaterSubmitted> hostReady_;
+  // Ready host callbacks and graphs, and ready copies and fills, the earliest submitted first:
+  // a copy out that became ready goes before the copies in submitted after it.
+  std::priority_queue<Node *, std::vector<Node *>, LaterSubmitted> hostReady_, copyReady_;
   // Every arena task of this queue (held by pointer: its destructor may throw).
   std::unique_ptr<tbb::task_group> group_ = std::make_unique<tbb::task_group>();
   uint32_t tasksInFlight_ = 0;  // enqueued to the arena, not yet finished

@@ -5,6 +5,7 @@
 // the wrong values, while the gate is still shut.
 #include "device_param.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -158,6 +159,26 @@ TEST_P(DependencyTest, QueuesOfOneDeviceMakeProgressWhileAnotherRunsALongKernel)
   compute.sync();
   copy.sync();
   other.sync();
+}
+
+TEST_P(DependencyTest, AnOutOfOrderFillRunsWhileAnotherQueuesKernelHoldsEveryThread) {
+  // Spinning work-groups, several per compute unit: on the CPU every thread of the device ends
+  // up in one.
+  size_t groups = std::min<size_t>(device.info().computeUnits * 8, kN);
+  TaskQueue compute(device), q(device, outOfOrder);
+  Gate gate(device);
+  Future held =
+      compute.launch(gatedFill, Range(groups).local(1),
+                     {Arg::read(gate.flag()), Arg::write(y, 0, groups * sizeof(int32_t)), 1});
+  std::this_thread::sleep_for(kHeldFor);  // the kernel has every thread by now
+  Future filled = q.fill(z, int32_t{3});
+  EXPECT_TRUE(eventually([&] { return filled.valid(); }))
+      << "an out-of-order fill waited for a thread held by another queue's kernel";
+  EXPECT_FALSE(held.valid());
+  gate.open();
+  compute.sync();
+  q.sync();
+  expectAll(read(z), 3, "z filled");
 }
 
 // ---- out-of-order hazards ---------------------------------------------------------------
