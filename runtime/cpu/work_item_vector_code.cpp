@@ -199,7 +199,9 @@ void Vectorizer::emitMemory(Instruction &i) {
   llvm::Align align = load ? load->getAlign() : store->getAlign();
   bool element = type->isIntegerTy() || type->isFloatingPointTy() || type->isPointerTy();
   // Vectors without padding: consecutive ones are one wider vector in memory.
-  bool packs = packable(type) && layout_.getTypeStoreSize(type) == layout_.getTypeAllocSize(type);
+  // (And of whole bytes: <4 x i1> takes a byte per lane in memory, half a byte packed.)
+  bool packs = packable(type) && layout_.getTypeStoreSize(type) == layout_.getTypeAllocSize(type) &&
+               type->getScalarSizeInBits() % 8 == 0;
   Shape where = shapes_.of(address);
   bool contiguous = where.kind == Shape::Consecutive &&
                     where.stride == static_cast<int64_t>(layout_.getTypeAllocSize(type));
