@@ -57,7 +57,9 @@ void OutOfOrderRunner::dispatch(Node *node) {
     node->readyNs = core::steadyNowNs();
     copyReady_.push(node);
     ++tasksInFlight_;
+    TbbHandOff::sendTask(this);  // the node itself travels through copyReady_ and mutex_
     device_->arena().enqueue(group_->defer([this] {
+      TbbHandOff::receiveTask(this);
       Node *copy = nullptr;
       {
         std::lock_guard take(mutex_);
