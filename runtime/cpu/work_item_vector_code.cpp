@@ -11,12 +11,6 @@
 
 namespace xpurt::cpu::wfv {
 
-// A vector of integers or floating-point values: lanes of it pack one after the other.
-static bool packable(llvm::Type *t) {
-  auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
-  return v && (v->getElementType()->isIntegerTy() || v->getElementType()->isFloatingPointTy());
-}
-
 // ---- values ------------------------------------------------------------------------------
 
 Value *Vectorizer::scalar(Value *v) {
@@ -210,7 +204,6 @@ void Vectorizer::emitMemory(Instruction &i) {
       (!element && store && !shapes_.uniform(store->getValueOperand()) && !(packs && contiguous)))
     return scalarize(i);
   bool full = isAllTrue(mask_);
-  Value *mask = maskFor(mask_, type);
   if (load) {
     if (where.kind == Shape::Uniform) {
       scalars_[load] = b_.CreateAlignedLoad(type, safeAddress(address), align, load->getName());
@@ -219,7 +212,7 @@ void Vectorizer::emitMemory(Instruction &i) {
     llvm::Type *vt = vectorOf(type);
     if (contiguous) {
       vectors_[load] = full ? static_cast<Value *>(b_.CreateAlignedLoad(vt, base(address), align))
-                            : b_.CreateMaskedLoad(vt, base(address), align, mask);
+                            : b_.CreateMaskedLoad(vt, base(address), align, maskFor(mask_, type));
       return;
     }
     vectors_[load] = b_.CreateMaskedGather(vt, vector(address), align, mask_);
@@ -234,7 +227,7 @@ void Vectorizer::emitMemory(Instruction &i) {
     if (full)
       b_.CreateAlignedStore(vector(value), base(address), align);
     else
-      b_.CreateMaskedStore(vector(value), base(address), align, mask);
+      b_.CreateMaskedStore(vector(value), base(address), align, maskFor(mask_, type));
     return;
   }
   // Lanes in order: where several write one address, the last one's value stays.

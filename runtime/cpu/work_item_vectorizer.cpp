@@ -115,9 +115,7 @@ void Vectorizer::check() {
     Shape s = shapes_.of(&i);
     if (s.kind != Shape::Uniform && !i.getType()->isVoidTy()) {
       llvm::Type *t = i.getType();
-      auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
-      if (v) t = v->getElementType();  // packed lane after lane (vectorOf)
-      if (!t->isIntegerTy() && !t->isFloatingPointTy() && !(t->isPointerTy() && !v)) {
+      if (!t->isIntegerTy() && !t->isFloatingPointTy() && !t->isPointerTy() && !packable(t)) {
         std::string text;
         llvm::raw_string_ostream out(text);
         i.print(out);

@@ -72,6 +72,11 @@ class Vectorizer {
       return llvm::FixedVectorType::get(v->getElementType(), w_ * v->getNumElements());
     return llvm::FixedVectorType::get(t, w_);
   }
+  // A vector of integers or floating-point values: lanes of it pack one after the other.
+  static bool packable(llvm::Type *t) {
+    auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
+    return v && (v->getElementType()->isIntegerTy() || v->getElementType()->isFloatingPointTy());
+  }
   // Elements per lane of a value of type `t` (1 for a scalar).
   static unsigned elementsOf(llvm::Type *t) {
     auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
