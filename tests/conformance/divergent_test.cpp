@@ -229,6 +229,43 @@ TEST_P(DivergentTest, VectorValuesOfEachWorkItemInLoops) {
   }
 }
 
+// Loops counted by an argument, from no turn to more turns than a vector has lanes, at group
+// sizes that do and do not fill whole vectors.
+TEST_P(DivergentTest, LoopsCountedByAnArgument) {
+  for (size_t local : {1, 3, 8, 13, 64}) {
+    for (int n : {0, 1, 5, 17}) {
+      size_t global = local * 4;
+      size_t cells = global * static_cast<size_t>(std::max(n, 1));
+      Array<float, AllocType::Shared> in(device, cells), sums(device, global), trail(device, cells);
+      Array<int32_t, AllocType::Shared> rows(device, cells), rowSums(device, global);
+      for (size_t c = 0; c < cells; ++c) {
+        in.hostPtr()[c] = static_cast<float>(static_cast<int>(c * 7 % 19) - 9);
+        rows.hostPtr()[c] = static_cast<int32_t>(c * 5 % 23) - 11;
+      }
+      std::fill_n(trail.hostPtr(), cells, -100.0f);
+      queue.launch(Kernel(spirv, "counted_loops"), Range(global).local(local),
+                   {in, rows, sums, rowSums, trail, n});
+      queue.sync();
+      for (size_t i = 0; i < global; ++i) {
+        float acc = 0.0f;
+        int last = -1, r = 0;
+        for (int k = 0; k < n; ++k) {
+          acc = acc * 0.5f + in.hostPtr()[k * global + i];
+          last = k;
+          r += rows.hostPtr()[i * n + k] * (k + 1);
+        }
+        std::string where = "local " + std::to_string(local) + ", n " + std::to_string(n) +
+                            ", item " + std::to_string(i);
+        ASSERT_EQ(sums.hostPtr()[i], acc + static_cast<float>(last)) << where;
+        ASSERT_EQ(rowSums.hostPtr()[i], r) << where;
+        for (int k = 0; k < n; ++k)
+          ASSERT_EQ(trail.hostPtr()[k * global + i], i % 3 != 1 ? acc - k : -100.0f)
+              << where << ", turn " << k;
+      }
+    }
+  }
+}
+
 // Square groups of 1, 4, 12 and 16 work-items a side: none, some and all of a row in whole
 // vectors of 8 or 16.
 TEST_P(DivergentTest, TiledMatrixProductWithAUniformLoopBetweenBarriers) {

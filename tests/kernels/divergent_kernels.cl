@@ -149,3 +149,25 @@ kernel void vector_lanes(global const float4 *in, global float4 *out, global int
   picked[i] = acc.w + y.x;
   padded[i] = x.xyz * 2.0f;
 }
+
+// Loops whose count is an argument: the same for every work-item, known only at launch. The
+// first reads at a fixed step across work-items (one vector per turn), the second walks each
+// work-item's own row (no fixed step), the third stores inside a branch that leaves some
+// work-items out; every loop's last values are used after it.
+kernel void counted_loops(global const float *in, global const int *rows, global float *sums,
+                          global int *rowSums, global float *trail, int n) {
+  size_t i = get_global_id(0);
+  size_t g = get_global_size(0);
+  float acc = 0.0f;
+  int last = -1;
+  for (int k = 0; k < n; ++k) {
+    acc = acc * 0.5f + in[k * g + i];
+    last = k;
+  }
+  int r = 0;
+  for (int k = 0; k < n; ++k) r += rows[i * n + k] * (k + 1);
+  sums[i] = acc + (float)last;
+  rowSums[i] = r;
+  if (i % 3 != 1)
+    for (int k = 0; k < n; ++k) trail[k * g + i] = acc - (float)k;
+}
