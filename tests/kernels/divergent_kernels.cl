@@ -153,7 +153,7 @@ kernel void vector_lanes(global const float4 *in, global float4 *out, global int
 // Loops whose count is an argument: the same for every work-item, known only at launch. The
 // first reads at a fixed step across work-items (one vector per turn), the second walks each
 // work-item's own row (no fixed step), the third stores inside a branch that leaves some
-// work-items out; every loop's last values are used after it.
+// work-items out; the first two loops' last values are used after them.
 kernel void counted_loops(global const float *in, global const int *rows, global float *sums,
                           global int *rowSums, global float *trail, int n) {
   size_t i = get_global_id(0);
