@@ -318,8 +318,7 @@ void Vectorizer::scalarize(Instruction &i) {
       (llvm::isa<llvm::CallBase>(i) && !llvm::cast<llvm::CallBase>(i).doesNotAccessMemory());
   bool guarded = effects || i.mayHaveSideEffects();
   bool result = !i.getType()->isVoidTy();
-  if (result && !i.getType()->isIntegerTy() && !i.getType()->isFloatingPointTy() &&
-      !i.getType()->isPointerTy() && !packable(i.getType()))
+  if (result && !variesPerLane(i.getType()))
     throw Unsupported{"an aggregate value that differs between work-items"};
   Value *v = result ? llvm::PoisonValue::get(vectorOf(i.getType())) : nullptr;
   for (unsigned l = 0; l < w_; ++l) {

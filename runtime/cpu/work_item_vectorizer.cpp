@@ -115,7 +115,7 @@ void Vectorizer::check() {
     Shape s = shapes_.of(&i);
     if (s.kind != Shape::Uniform && !i.getType()->isVoidTy()) {
       llvm::Type *t = i.getType();
-      if (!t->isIntegerTy() && !t->isFloatingPointTy() && !t->isPointerTy() && !packable(t)) {
+      if (!variesPerLane(t)) {
         std::string text;
         llvm::raw_string_ostream out(text);
         i.print(out);

@@ -77,6 +77,10 @@ class Vectorizer {
     auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
     return v && (v->getElementType()->isIntegerTy() || v->getElementType()->isFloatingPointTy());
   }
+  // A type whose value can differ between work-items: one per lane (vectorOf), or a packed vector.
+  static bool variesPerLane(llvm::Type *t) {
+    return t->isIntegerTy() || t->isFloatingPointTy() || t->isPointerTy() || packable(t);
+  }
   // Elements per lane of a value of type `t` (1 for a scalar).
   static unsigned elementsOf(llvm::Type *t) {
     auto *v = llvm::dyn_cast<llvm::FixedVectorType>(t);
