@@ -7,13 +7,11 @@
 #include "cpu_device.hpp"
 #include "cpu_graph.hpp"
 #include "cpu_kernel.hpp"
+#include "memory_copy.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
-
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 namespace xpurt::cpu {
 
@@ -33,36 +31,6 @@ static void fillPattern(std::byte *dst, size_t size, const std::byte *pattern, s
 
 bool copiesMemory(const core::Command &cmd) {
   return cmd.type == core::Command::Type::Copy || cmd.type == core::Command::Type::Fill;
-}
-
-// Copies at least this large write around the caches: their destination cannot stay in a
-// core's caches anyway, and non-temporal stores skip reading each destination line first
-// (the pipeline sample's 16 MiB copies: about 1.3x as fast, docs/PERFORMANCE.md).
-constexpr size_t kStreamingCopyBytes = size_t{4} << 20;
-
-static void copyMemory(std::byte *dst, const std::byte *src, size_t size) {
-#if defined(__x86_64__)
-  if (size >= kStreamingCopyBytes) {
-    size_t head = (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16;
-    std::memcpy(dst, src, head);
-    dst += head, src += head, size -= head;
-    size_t body = size / 64 * 64;
-    for (size_t i = 0; i < body; i += 64) {
-      __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i));
-      __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i + 16));
-      __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i + 32));
-      __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i + 48));
-      _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i), a);
-      _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i + 16), b);
-      _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i + 32), c);
-      _mm_stream_si128(reinterpret_cast<__m128i *>(dst + i + 48), d);
-    }
-    _mm_sfence();  // the stores are weakly ordered: visible before the copy says it is done
-    std::memcpy(dst + body, src + body, size - body);
-    return;
-  }
-#endif
-  std::memcpy(dst, src, size);
 }
 
 std::string runCommandBody(const core::Command &cmd, CoreShare *cores) {
