@@ -371,8 +371,8 @@ void Vectorizer::emitLoop(llvm::Loop *loop) {
   }
   Value *repeat = nullptr;
   if (leftAtLatchAlike) {
-    Value *c = scalar(latchBranch->getCondition());
-    repeat = latchBranch->getSuccessor(0) == header ? c : b_.CreateNot(c);
+    Value *cond = scalar(latchBranch->getCondition());
+    repeat = latchBranch->getSuccessor(0) == header ? cond : b_.CreateNot(cond);
   }
   b_.CreateCondBr(repeat ? repeat : any(again), headerG, after);
   active->addIncoming(again, end);
