@@ -281,9 +281,12 @@ XPURT_API XpurtResult xpurtLaunchWithAccess(XpurtTaskQueue queue, XpurtKernel ke
                                             size_t d2, XpurtFuture *future);
 /* A kernel argument of xpurtLaunchKernel. */
 typedef enum XpurtKernelArgKind {
-  XPURT_KERNEL_ARG_VALUE = 0,       /* size bytes at value: a scalar, vector, struct or raw pointer */
-  XPURT_KERNEL_ARG_MEMORY_VIEW = 1, /* the device pointer of view, plus offset bytes */
-  XPURT_KERNEL_ARG_LOCAL = 2        /* a __local pointer to size bytes of each work-group's memory */
+  /* size bytes at value: a scalar, vector, struct or raw pointer */
+  XPURT_KERNEL_ARG_VALUE = 0,
+  /* the device pointer of view, plus offset bytes */
+  XPURT_KERNEL_ARG_MEMORY_VIEW = 1,
+  /* a __local pointer to size bytes of each work-group's memory */
+  XPURT_KERNEL_ARG_LOCAL = 2
 } XpurtKernelArgKind;
 
 typedef struct XpurtKernelArg {
@@ -343,14 +346,13 @@ XPURT_API XpurtResult xpurtNewGraph(XpurtGraph *graph);
 XPURT_API XpurtResult xpurtGraphAddCopyToDevice(XpurtGraph graph, XpurtMemoryView view,
                                                 size_t offset, size_t size, uint32_t numDeps,
                                                 const XpurtGraphNode *deps, XpurtGraphNode *node);
-XPURT_API XpurtResult xpurtGraphAddCopyToHost(XpurtGraph graph, XpurtMemoryView view,
-                                              size_t offset, size_t size, uint32_t numDeps,
+XPURT_API XpurtResult xpurtGraphAddCopyToHost(XpurtGraph graph, XpurtMemoryView view, size_t offset,
+                                              size_t size, uint32_t numDeps,
                                               const XpurtGraphNode *deps, XpurtGraphNode *node);
 XPURT_API XpurtResult xpurtGraphAddCopyMemoryView(XpurtGraph graph, XpurtMemoryView dst,
                                                   XpurtMemoryView src, size_t dstOffset,
                                                   size_t srcOffset, size_t size, uint32_t numDeps,
-                                                  const XpurtGraphNode *deps,
-                                                  XpurtGraphNode *node);
+                                                  const XpurtGraphNode *deps, XpurtGraphNode *node);
 XPURT_API XpurtResult xpurtGraphAddFill(XpurtGraph graph, XpurtMemoryView view, size_t offset,
                                         size_t size, const void *pattern, size_t patternSize,
                                         uint32_t numDeps, const XpurtGraphNode *deps,
@@ -385,9 +387,8 @@ XPURT_API XpurtResult xpurtGraphAddEmpty(XpurtGraph graph, uint32_t numDeps,
                                          const XpurtGraphNode *deps, XpurtGraphNode *node);
 /* Every node of child as it is now (later changes to child do not show), as one node: it
  * starts after deps, and what depends on it runs after all of it. */
-XPURT_API XpurtResult xpurtGraphAddChildGraph(XpurtGraph graph, XpurtGraph child,
-                                              uint32_t numDeps, const XpurtGraphNode *deps,
-                                              XpurtGraphNode *node);
+XPURT_API XpurtResult xpurtGraphAddChildGraph(XpurtGraph graph, XpurtGraph child, uint32_t numDeps,
+                                              const XpurtGraphNode *deps, XpurtGraphNode *node);
 /* Edges from[i] -> to[i] between existing nodes. An edge that would close a cycle is
  * INVALID_ARGUMENT, and then no edge is added. */
 XPURT_API XpurtResult xpurtGraphAddDependencies(XpurtGraph graph, uint32_t count,
