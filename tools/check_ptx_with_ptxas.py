@@ -10,7 +10,10 @@ call builtins the CUDA device lacks) are listed, not failures: the backend repor
 they are asked for.
 
   check_ptx_with_ptxas.py --modules build/spirv_modules.txt --compile build/bin/xpurt-compile \\
-      --ptxas .deps/cuda/bin/ptxas --work build/ptx [--arch sm_90] [--jobs 2]
+      --ptxas .deps/cuda/bin/ptxas --work build/ptx [--arch sm_90] [--jobs 2] [--xpurt-only]
+
+--xpurt-only compiles to PTX and stops there: for sanitizer builds, whose PTX is the plain
+build's, which that build's run of this check hands to ptxas.
 """
 import argparse
 import concurrent.futures
@@ -20,7 +23,7 @@ import sys
 import time
 
 
-def check_one(compiler, ptxas, arch, module, work):
+def check_one(compiler, ptxas, arch, module, work, xpurt_only):
     name = os.path.splitext(os.path.basename(module))[0]
     ptx = os.path.join(work, f"{name}.ptx")
     start = time.monotonic()
@@ -32,6 +35,8 @@ def check_one(compiler, ptxas, arch, module, work):
         what = "crashed" if run.returncode < 0 else f"exit {run.returncode}"
         return name, module, f"xpurt-compile {what}: {run.stderr.strip() or '(no message)'}", \
             unavailable, time.monotonic() - start
+    if xpurt_only:
+        return name, module, None, unavailable, time.monotonic() - start
     run = subprocess.run([ptxas, f"-arch={arch}", "-o", os.devnull, ptx],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          errors="replace")
@@ -50,6 +55,8 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--arch", default="sm_90")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--xpurt-only", action="store_true",
+                        help="compile to PTX without assembling it")
     args = parser.parse_args()
     if not os.access(args.ptxas, os.X_OK):
         print(f"ptxas not found at {args.ptxas} (tools/install-deps.sh fetches it): nothing checked")
@@ -59,9 +66,10 @@ def main():
     failures, left_out = [], 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = pool.map(
-            lambda m: check_one(args.compile, args.ptxas, args.arch, m, args.work), modules)
+            lambda m: check_one(args.compile, args.ptxas, args.arch, m, args.work,
+                                args.xpurt_only), modules)
         for name, module, error, unavailable, seconds in results:
-            verdict = "FAILED" if error else "assembled"
+            verdict = "FAILED" if error else "compiled" if args.xpurt_only else "assembled"
             if unavailable and not error:
                 verdict += f" ({len(unavailable)} kernels left out)"
             print(f"{name:34} {seconds:6.2f} s  {verdict}", flush=True)
@@ -75,7 +83,9 @@ def main():
         for f in failures:
             print("  " + f)
         return 1
-    print(f"\n{len(modules)} modules compiled to PTX and assembled for {args.arch}; "
+    done = "compiled to PTX, not assembled" if args.xpurt_only else \
+        f"compiled to PTX and assembled for {args.arch}"
+    print(f"\n{len(modules)} modules {done}; "
           f"{left_out} kernels left out for builtins the CUDA device lacks")
     return 0
 
