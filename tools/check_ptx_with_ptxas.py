@@ -58,7 +58,7 @@ def main():
     parser.add_argument("--xpurt-only", action="store_true",
                         help="compile to PTX without assembling it")
     args = parser.parse_args()
-    if not os.access(args.ptxas, os.X_OK):
+    if not args.xpurt_only and not os.access(args.ptxas, os.X_OK):
         print(f"ptxas not found at {args.ptxas} (tools/install-deps.sh fetches it): nothing checked")
         return 77  # ctest's skip code
     modules = sorted({l.strip() for l in open(args.modules) if l.strip()})
