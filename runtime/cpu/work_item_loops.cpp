@@ -205,6 +205,23 @@ std::vector<llvm::BasicBlock *> loopBody(llvm::BasicBlock *body, llvm::BasicBloc
   return blocks;
 }
 
+llvm::MDNode *noRuntimeUnroll(llvm::LLVMContext &c) {
+  return llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.runtime.disable")});
+}
+
+// The y and z loops over work-items: never unrolled by a run-time count. LLVM's tuning for
+// CPUs with a loop buffer (AMD Zen, recent Intel cores) unrolls small loops whose trip count is
+// known only at run time; here that copied whole x loops, and ScalarEvolution's bookkeeping
+// after each unroll grows with the function, so a work-group function of many regions (every
+// barrier and sub-group collective starts one) compiled in time quadratic in its regions: the
+// sub-group builtins' test module took 147 s to compile, 58 s with these marks.
+void markOuter(llvm::LLVMContext &c, llvm::BranchInst *latchBranch) {
+  llvm::Metadata *properties[] = {nullptr, noRuntimeUnroll(c)};
+  auto loopId = llvm::MDNode::getDistinct(c, properties);
+  loopId->replaceOperandWith(0, loopId);
+  latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+}
+
 // Work-items of a group are independent between barriers: tell the vectoriser that the loop
 // over them carries no memory dependence. Not interleaved: a vector step of four interleaved
 // vectors needs 32 work-items in x on AVX2, and 16 x 16 groups would always take the scalar
@@ -212,8 +229,11 @@ std::vector<llvm::BasicBlock *> loopBody(llvm::BasicBlock *body, llvm::BasicBloc
 // unroll it and the loops around it, for a third more compile time and nothing measurable.
 // vectorise = false: the loop runs rarely (the checked copy that only groups straddling a
 // bound take); keep it scalar rather than spend compile time on vector code for it.
+// Where LLVM declines to vectorise a body without loops of its own, it is not unrolled by a
+// run-time count either (see markOuter). (A body's loop could inherit the metadata if its exit
+// folded into this latch, as markDone says; bodies with loops keep LLVM's choice.)
 void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &body,
-                  llvm::BranchInst *latchBranch, bool vectorise = true) {
+                  llvm::BranchInst *latchBranch, bool bodyHasLoops, bool vectorise = true) {
   llvm::MDNode *group = llvm::MDNode::getDistinct(c, {});
   for (llvm::BasicBlock *bb : body)
     for (llvm::Instruction &i : *bb) {
@@ -235,6 +255,7 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
         llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")});
     properties.push_back(llvm::MDNode::get(
         c, {llvm::MDString::get(c, "llvm.loop.vectorize.followup_all"), noUnroll}));
+    if (!bodyHasLoops) properties.push_back(noRuntimeUnroll(c));
   } else {
     properties.push_back(
         llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
@@ -432,7 +453,10 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     phis[d]->addIncoming(next, latches[d]);
     auto *br =
         b.CreateCondBr(b.CreateICmpULT(next, ctx.localSize[d]), phis[d]->getParent(), exits[d]);
-    if (d == 0) innerLatchBranch = br;
+    if (d == 0)
+      innerLatchBranch = br;
+    else
+      markOuter(c, br);
     b.SetInsertPoint(exits[d]);
   }
   llvm::BasicBlock *after = exits[2];
@@ -457,14 +481,14 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     markDone(c, back);
     vectorBody->eraseFromParent();
     // The rest, fewer than the width: one at a time, not vectorised again.
-    markParallel(c, blocks, innerLatchBranch, false);
+    markParallel(c, blocks, innerLatchBranch, loops, false);
     return after;
   }
   std::optional<LoopCopy> unchecked;
   if (!join) unchecked = splitBoundsChecks(blocks, phis[0], latches[0], ctx.localSize[0]);
-  if (unchecked) markParallel(c, unchecked->body, unchecked->latchBranch);
+  if (unchecked) markParallel(c, unchecked->body, unchecked->latchBranch, loops);
   // A masked loop runs only while work-items wait at different regions: rare, so kept scalar.
-  markParallel(c, blocks, innerLatchBranch, !unchecked && !join);
+  markParallel(c, blocks, innerLatchBranch, loops, !unchecked && !join);
   return after;
 }
 
