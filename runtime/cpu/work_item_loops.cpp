@@ -205,8 +205,25 @@ std::vector<llvm::BasicBlock *> loopBody(llvm::BasicBlock *body, llvm::BasicBloc
   return blocks;
 }
 
-llvm::MDNode *noRuntimeUnroll(llvm::LLVMContext &c) {
-  return llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.runtime.disable")});
+// A loop property without operands, such as "llvm.loop.unroll.disable".
+llvm::MDNode *loopFlag(llvm::LLVMContext &c, const char *name) {
+  return llvm::MDNode::get(c, {llvm::MDString::get(c, name)});
+}
+
+llvm::MDNode *noVectorize(llvm::LLVMContext &c) {
+  return llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
+                               llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))});
+}
+
+// Gives the loop whose latch ends in `latchBranch` these properties: a distinct loop id whose
+// first operand is itself, as LLVM requires.
+void setLoopProperties(llvm::BranchInst *latchBranch, llvm::ArrayRef<llvm::Metadata *> properties) {
+  llvm::LLVMContext &c = latchBranch->getContext();
+  std::vector<llvm::Metadata *> operands{nullptr};
+  operands.insert(operands.end(), properties.begin(), properties.end());
+  auto loopId = llvm::MDNode::getDistinct(c, operands);
+  loopId->replaceOperandWith(0, loopId);
+  latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
 }
 
 // The y and z loops over work-items: never unrolled by a run-time count. LLVM's tuning for
@@ -216,10 +233,7 @@ llvm::MDNode *noRuntimeUnroll(llvm::LLVMContext &c) {
 // barrier and sub-group collective starts one) compiled in time quadratic in its regions: the
 // sub-group builtins' test module took 147 s to compile, 58 s with these marks.
 void markOuter(llvm::LLVMContext &c, llvm::BranchInst *latchBranch) {
-  llvm::Metadata *properties[] = {nullptr, noRuntimeUnroll(c)};
-  auto loopId = llvm::MDNode::getDistinct(c, properties);
-  loopId->replaceOperandWith(0, loopId);
-  latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  setLoopProperties(latchBranch, {loopFlag(c, "llvm.loop.unroll.runtime.disable")});
 }
 
 // Work-items of a group are independent between barriers: tell the vectoriser that the loop
@@ -246,26 +260,20 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
     }
   llvm::MDNode *parallel =
       llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group});
-  std::vector<llvm::Metadata *> properties{nullptr, parallel};
+  std::vector<llvm::Metadata *> properties{parallel};
   if (vectorise) {
     properties.push_back(llvm::MDNode::get(
         c, {llvm::MDString::get(c, "llvm.loop.interleave.count"),
             llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1))}));
-    llvm::MDNode *noUnroll =
-        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")});
-    properties.push_back(llvm::MDNode::get(
-        c, {llvm::MDString::get(c, "llvm.loop.vectorize.followup_all"), noUnroll}));
-    if (!bodyHasLoops) properties.push_back(noRuntimeUnroll(c));
+    properties.push_back(
+        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.followup_all"),
+                              loopFlag(c, "llvm.loop.unroll.disable")}));
+    if (!bodyHasLoops) properties.push_back(loopFlag(c, "llvm.loop.unroll.runtime.disable"));
   } else {
-    properties.push_back(
-        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
-                              llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))}));
-    properties.push_back(
-        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")}));
+    properties.push_back(noVectorize(c));
+    properties.push_back(loopFlag(c, "llvm.loop.unroll.disable"));
   }
-  auto loopId = llvm::MDNode::getDistinct(c, properties);
-  loopId->replaceOperandWith(0, loopId);
-  latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  setLoopProperties(latchBranch, properties);
 }
 
 }  // namespace
@@ -329,13 +337,7 @@ BodyBranches branchesOf(llvm::Function &body) {
 // into the exit of a loop in the body, that loop takes the metadata, and sgemm's k loop
 // would no longer be unrolled.)
 void markDone(llvm::LLVMContext &c, llvm::BranchInst *latchBranch) {
-  llvm::Metadata *properties[] = {
-      nullptr,
-      llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
-                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))})};
-  auto loopId = llvm::MDNode::getDistinct(c, properties);
-  loopId->replaceOperandWith(0, loopId);
-  latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
+  setLoopProperties(latchBranch, {noVectorize(c)});
 }
 
 }  // namespace
