@@ -17,7 +17,9 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -90,7 +92,7 @@ const char kEmptyPtx[] =
 struct Setup {
   std::optional<xpurt::Device> device;
   std::optional<xpurt::TaskQueue> queue;
-  std::optional<xpurt::Module> tasks, workloads, ptx;
+  std::optional<xpurt::Module> tasks, workloads, vectorMath, ptx;
   std::optional<xpurt::Kernel> emptySpirv, emptyPtx;
   Driver driver;
   CUcontext context = nullptr;
@@ -110,6 +112,7 @@ struct Setup {
     tasks.emplace(*device, "xpurt_test_tasks");
     emptySpirv.emplace(*tasks, "empty");
     workloads.emplace(*device, "xpurt_bench_workloads");
+    vectorMath.emplace(*device, "xpurt_bench_vector_math");
     ptx.emplace(xpurt::Module::fromMemory(*device, kEmptyPtx, sizeof kEmptyPtx - 1));
     emptyPtx.emplace(*ptx, "empty_task");
     CUdevice d = 0;
@@ -319,9 +322,9 @@ bool runNvcc(benchmark::State &state, const char *name, const Grid &grid,
 }
 
 void runXpurt(benchmark::State &state, const char *name, const xpurt::Range &range,
-              std::initializer_list<xpurt::Arg> args) {
+              std::initializer_list<xpurt::Arg> args, xpurt::Module *module = nullptr) {
   Setup &s = setup();
-  xpurt::Kernel kernel(*s.workloads, name);
+  xpurt::Kernel kernel(module ? *module : *s.workloads, name);
   auto batch = [&] {
     for (int i = 0; i < kBatch - 1; ++i) s.queue->launch(kernel, range, args);
     s.queue->launch(kernel, range, args).wait();
@@ -360,6 +363,39 @@ void BM_Saxpy(benchmark::State &state, bool nvcc) {
 }
 BENCHMARK_CAPTURE(BM_Saxpy, xpurt_spirv, false)->Name("saxpy/xpurt_spirv")->UseRealTime();
 BENCHMARK_CAPTURE(BM_Saxpy, nvcc, true)->Name("saxpy/nvcc")->UseRealTime();
+
+constexpr int kVectorMathN = 16 << 20;  // float4 elements
+
+void BM_VectorMath(benchmark::State &state, bool nvcc) {
+  if (skip(state)) return;
+  Setup &s = setup();
+  xpurt::Array<float> x(*s.device, kVectorMathN * 4), y(*s.device, kVectorMathN * 4);
+  for (int i = 0; i < kVectorMathN * 4; ++i) x.hostPtr()[i] = float(i % 1000) * 0.01f - 5.0f;
+  s.queue->copyToDevice(x);
+  s.queue->sync();
+  int n = kVectorMathN;
+  CUdeviceptr yp = raw(y), xp = raw(x);
+  if (nvcc) {
+    if (!runNvcc(state, "vector_math", {{kVectorMathN / 256, 1, 1}, {256, 1, 1}}, {&yp, &xp, &n}))
+      return;
+  } else {
+    runXpurt(state, "vector_math", xpurt::Range(kVectorMathN).local(256), {y, x, n},
+             &*s.vectorMath);
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * kBatch * kVectorMathN * 4);
+  s.queue->copyToHost(y, 0, 8 * sizeof(float));
+  s.queue->sync();
+  for (int i = 0; i < 8; ++i) {
+    double v = x.hostPtr()[i];
+    double want = std::sin(v) * std::cos(0.5 * v) + std::pow(std::fabs(v) + 1.0, 1.5);
+    if (std::fabs(y.hostPtr()[i] - want) > 1e-4 * std::max(1.0, std::fabs(want)))
+      state.SkipWithError("wrong vector_math result");
+  }
+}
+BENCHMARK_CAPTURE(BM_VectorMath, xpurt_spirv, false)
+    ->Name("vector_math_16M/xpurt_spirv")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_VectorMath, nvcc, true)->Name("vector_math_16M/nvcc")->UseRealTime();
 
 constexpr int kWidth = 4096, kHeight = 4096, kIterations = 256;
 

@@ -61,3 +61,16 @@ extern "C" __global__ void sgemm(const float *a, const float *b, float *c, int n
 }
 
 extern "C" __global__ void empty(void *) {}
+
+// bench/kernels/vector_math.cl: CUDA has no vector math, so each component in turn.
+extern "C" __global__ void vector_math(float4 *y, const float4 *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float4 v = x[i], r;
+    r.x = sinf(v.x) * cosf(0.5f * v.x) + powf(fabsf(v.x) + 1.0f, 1.5f);
+    r.y = sinf(v.y) * cosf(0.5f * v.y) + powf(fabsf(v.y) + 1.0f, 1.5f);
+    r.z = sinf(v.z) * cosf(0.5f * v.z) + powf(fabsf(v.z) + 1.0f, 1.5f);
+    r.w = sinf(v.w) * cosf(0.5f * v.w) + powf(fabsf(v.w) + 1.0f, 1.5f);
+    y[i] = r;
+  }
+}

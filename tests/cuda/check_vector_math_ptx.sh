@@ -1,0 +1,30 @@
+#!/bin/sh
+# A large vector math builtin compiles to one scalar function that its PTX calls once per
+# element (runtime/cuda/nvptx_vector_math.cpp), not to one inlined copy per element; a small
+# one stays inlined.
+#   check_vector_math_ptx.sh XPURT_COMPILE MODULE WORK
+set -eu
+compile=$1 module=$2 work=$3
+mkdir -p "$work"
+ptx="$work/vector_math.ptx"
+"$compile" --target ptx -o "$ptx" "$module" >/dev/null
+# The PTX of a call names its callee on a line of its own: "\t_Z6lgammad, ".
+calls() { awk "/^\.visible \.entry $2\(/,/^}/" "$ptx" | grep -cE "^[[:space:]]*$1,[[:space:]]*$" || true; }
+functions() { grep -cE "^\.func .*[[:space:]]$1\($" "$ptx" || true; }
+fail=0
+check() {
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1: $2, expected $3"
+    fail=1
+  else
+    echo "ok: $1: $2"
+  fi
+}
+check "functions _Z6lgammad" "$(functions _Z6lgammad)" 1
+check "calls of _Z6lgammad (lgamma of a double16)" "$(calls _Z6lgammad lgamma_double16)" 16
+sincos=$(grep -oE "^\.func .*[[:space:]](_Z6sincosfP[A-Za-z0-9_]*)\($" "$ptx" | grep -oE "_Z6sincosfP[A-Za-z0-9_]*" || true)
+check "scalar sincos functions" "$(echo "$sincos" | grep -c . || true)" 1
+[ -z "$sincos" ] || check "calls of $sincos (sincos of a float4)" "$(calls "$sincos" sincos_float4)" 4
+check "functions for fabs (inlined)" "$(grep -cE "^\.func .*fabs" "$ptx" || true)" 0
+check "calls in fabs_float4" "$(awk '/^\.visible \.entry fabs_float4\(/,/^}/' "$ptx" | grep -c "call" || true)" 0
+exit $fail
