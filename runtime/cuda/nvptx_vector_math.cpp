@@ -41,7 +41,8 @@ llvm::Type *elementTypeNamed(llvm::LLVMContext &c, const std::string &name) {
   return nullptr;
 }
 
-// The demangled signatures of the library's scalar functions, built once per library.
+// The demangled signatures of the library's scalar functions, built when the first vector
+// function needs one (about 10 ms for libclc's 9,700 functions).
 class ScalarOverloads {
  public:
   explicit ScalarOverloads(const llvm::Module &library) {
