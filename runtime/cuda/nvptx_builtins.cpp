@@ -226,11 +226,6 @@ bool replaceUnselectableMath(llvm::Module &m) {
   return !calls.empty();
 }
 
-// A vector math function whose body is smaller per element keeps it (fabs, fmin, mad, exp,
-// ...): there a call per element would be a large share of the work. Above it, calls cost a
-// kernel of sin, cos and pow on float4 4.5 % (docs/PERFORMANCE.md, CUDA).
-constexpr unsigned kMinInstructionsPerElement = 64;
-
 bool usesLibrary(const llvm::Module &m) {
   for (const llvm::Function &f : m)
     if (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z")) return true;
@@ -260,7 +255,7 @@ std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &n
                    what);
     };
     link(std::move(own), "xpurt's CUDA builtin library");
-    callScalarMathPerElement(m, *library, kMinInstructionsPerElement);
+    callScalarMathPerElement(m, *library);
     link(std::move(library), "libclc's NVPTX builtin library");
     if (replaceUnselectableMath(m))
       link(loadLibrary(m.getContext(), name), "libclc's NVPTX builtin library");

@@ -33,11 +33,10 @@ std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &n
 
 // libclc's vector math functions hold one inlined copy of the scalar body per element (lgamma
 // of a double16 is sixteen lgammas), which makes PTX that ptxas and the driver take minutes
-// over. Each used one whose body has at least minInstructionsPerElement instructions per
-// element is defined in m instead as a call of the library's scalar function per element, and
-// that function declared for linking. Returns how many were.
-unsigned callScalarMathPerElement(llvm::Module &m, llvm::Module &library,
-                                  unsigned minInstructionsPerElement);
+// over. Each used one whose body averages 64 or more instructions per element is defined in m
+// instead as a call of the library's scalar function per element, and that function declared
+// for linking.
+void callScalarMathPerElement(llvm::Module &m, llvm::Module &library);
 
 // The embedded CUDA builtin library (nvptx_builtin_library.S), lazily loaded.
 std::unique_ptr<llvm::Module> loadCudaBuiltinLibrary(llvm::LLVMContext &context);

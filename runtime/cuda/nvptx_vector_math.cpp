@@ -14,6 +14,11 @@
 namespace xpurt::cuda {
 namespace {
 
+// A vector math function whose body is smaller per element keeps it (fabs, fmin, mad, exp,
+// ...): there a call per element would be a large share of the work. Above it, calls cost a
+// kernel of sin, cos and pow on float4 4.5 % (docs/PERFORMANCE.md, CUDA).
+constexpr unsigned kMinInstructionsPerElement = 64;
+
 // OpenCL C's math functions: each applies to a vector element by element (6.15.2), which the
 // relational ones do not (a true vector comparison is -1, a scalar one 1).
 bool isElementWiseMath(llvm::StringRef name) {
@@ -74,12 +79,11 @@ std::optional<std::vector<llvm::Type *>> pointeeElements(llvm::LLVMContext &c,
     std::string param =
         list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     std::smatch match;
-    if (param.find('*') == std::string::npos)
-      out.push_back(nullptr);
-    else if (std::regex_match(param, match, pointer) && elementTypeNamed(c, match[1]))
-      out.push_back(elementTypeNamed(c, match[1]));
-    else
+    llvm::Type *element = nullptr;
+    if (param.find('*') != std::string::npos &&
+        !(std::regex_match(param, match, pointer) && (element = elementTypeNamed(c, match[1]))))
       return std::nullopt;
+    out.push_back(element);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -87,15 +91,15 @@ std::optional<std::vector<llvm::Type *>> pointeeElements(llvm::LLVMContext &c,
   return out;
 }
 
-// Gives `vector` (a declaration in m) a body that calls `scalar` once per element; false, with
-// m unchanged, where the two do not correspond element by element.
-bool defineByElements(llvm::Module &m, llvm::Function &vector, const llvm::Function &scalar,
+// Gives `vector` (a declaration in m) a body that calls `scalar` once per element; leaves m
+// unchanged where the two do not correspond element by element.
+void defineByElements(llvm::Module &m, llvm::Function &vector, const llvm::Function &scalar,
                       const std::vector<llvm::Type *> &pointees) {
   auto *type = llvm::dyn_cast<llvm::FixedVectorType>(vector.getReturnType());
   llvm::FunctionType *scalarType = scalar.getFunctionType();
   if (!type || scalarType->getReturnType() != type->getElementType() ||
       scalarType->getNumParams() != vector.arg_size())
-    return false;
+    return;
   unsigned lanes = type->getNumElements();
   for (unsigned p = 0; p < vector.arg_size(); ++p) {
     llvm::Type *from = vector.getArg(p)->getType(), *to = scalarType->getParamType(p);
@@ -103,7 +107,7 @@ bool defineByElements(llvm::Module &m, llvm::Function &vector, const llvm::Funct
     bool fits = pointees[p] ? from == to && from->isPointerTy()
                 : lanesOf   ? lanesOf->getNumElements() == lanes && lanesOf->getElementType() == to
                             : from == to;
-    if (!fits) return false;
+    if (!fits) return;
   }
   llvm::FunctionCallee callee = m.getOrInsertFunction(scalar.getName(), scalarType);
   auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", &vector);
@@ -129,16 +133,13 @@ bool defineByElements(llvm::Module &m, llvm::Function &vector, const llvm::Funct
   b.CreateRet(result);
   vector.setLinkage(llvm::GlobalValue::InternalLinkage);
   vector.addFnAttr(llvm::Attribute::AlwaysInline);
-  return true;
 }
 
 }  // namespace
 
-unsigned callScalarMathPerElement(llvm::Module &m, llvm::Module &library,
-                                  unsigned minInstructionsPerElement) {
+void callScalarMathPerElement(llvm::Module &m, llvm::Module &library) {
   static const std::regex lanes(R"( vector\[\d+\])");
   std::optional<ScalarOverloads> scalars;
-  unsigned defined = 0;
   for (llvm::Function &f : m) {
     if (!f.isDeclaration() || f.use_empty() || !f.getReturnType()->isVectorTy()) continue;
     llvm::Function *body = library.getFunction(f.getName());
@@ -152,13 +153,12 @@ unsigned callScalarMathPerElement(llvm::Module &m, llvm::Module &library,
       llvm::consumeError(std::move(error));
       continue;
     }
-    if (body->getInstructionCount() < elements * minInstructionsPerElement) continue;
+    if (body->getInstructionCount() < elements * kMinInstructionsPerElement) continue;
     if (!scalars) scalars.emplace(library);
     const llvm::Function *scalar = scalars->find(std::regex_replace(signature, lanes, ""));
     auto pointees = pointeeElements(m.getContext(), signature, f.arg_size());
-    if (scalar && pointees && defineByElements(m, f, *scalar, *pointees)) ++defined;
+    if (scalar && pointees) defineByElements(m, f, *scalar, *pointees);
   }
-  return defined;
 }
 
 }  // namespace xpurt::cuda
