@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages xpurt builds, tests and benchmarks with, and fetches the two
+# Installs the Debian 12 packages xpurt builds, tests and benchmarks with, and fetches the
 # CUDA files Debian does not have. Run as root. Installs and fetches only what is missing, so
 # it is quick on a machine that has them.
 set -euo pipefail
@@ -52,4 +52,28 @@ for wheel in wheels.glob("*.whl"):
                         out.chmod(0o755)
 PY
   test -f "$deps/include/cuda.h" && test -x "$deps/bin/ptxas"
+fi
+
+# libdevice, NVIDIA's math library as LLVM bitcode, which the PTX compiler links for CUDA's own
+# math functions: in the CUDA 12 nvcc wheel (the CUDA 13 one above no longer ships it).
+libdevice_version=12.9.86
+if [[ ! -f "$deps/nvvm/libdevice/libdevice.10.bc" ]]; then
+  echo "fetching libdevice $libdevice_version (PyPI: nvidia-cuda-nvcc-cu12)"
+  libdevice_wheels="$(mktemp -d)"
+  trap 'rm -rf "${wheels:-}" "$libdevice_wheels"' EXIT
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
+    --platform "manylinux2014_$(uname -m)" --platform "manylinux_2_12_$(uname -m)" \
+    -d "$libdevice_wheels" "nvidia-cuda-nvcc-cu12==$libdevice_version"
+  python3 - "$libdevice_wheels" "$deps" <<'PY'
+import pathlib, sys, zipfile
+wheels, deps = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+for wheel in wheels.glob("*.whl"):
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            if name.endswith("/nvvm/libdevice/libdevice.10.bc"):
+                out = deps / "nvvm" / "libdevice" / "libdevice.10.bc"
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(z.read(name))
+PY
+  test -f "$deps/nvvm/libdevice/libdevice.10.bc"
 fi

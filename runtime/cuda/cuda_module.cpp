@@ -37,7 +37,8 @@ PtxModule compile(const CudaDevice &device, std::span<const std::byte> bytes,
                   const std::vector<uint32_t> &words, const std::string &name,
                   const core::ModuleOptions &options) {
   int sm = device.description().ptxTarget;
-  core::disk_cache::Key key = cacheKey(bytes, options, fmt::format("ptx sm_{}", sm));
+  core::disk_cache::Key key =
+      cacheKey(bytes, options, fmt::format("ptx sm_{} {}", sm, libdeviceIdentity()));
   std::optional<std::filesystem::path> dir = core::disk_cache::directory();
   if (dir) {
     if (auto payload = core::disk_cache::read(*dir, kCacheName, key)) {
@@ -223,9 +224,10 @@ core::Ref<core::Module> loadCudaSpirvModule(core::Ref<CudaDevice> device,
   // costs milliseconds even when the driver's own cache has the result. Its key holds the
   // module's bytes, which were checked when it was compiled: a hit skips the checks too.
   const CudaDeviceDescription &d = device->description();
-  core::disk_cache::Key cubinKey = cacheKey(
-      bytes, options,
-      fmt::format("cubin sm_{}{} driver {}", d.computeMajor, d.computeMinor, cu().version));
+  core::disk_cache::Key cubinKey =
+      cacheKey(bytes, options,
+               fmt::format("cubin sm_{}{} driver {} {}", d.computeMajor, d.computeMinor,
+                           cu().version, libdeviceIdentity()));
   std::optional<std::filesystem::path> dir = core::disk_cache::directory();
   std::optional<PtxModule> ptx;
   CUmodule module = nullptr;

@@ -1,25 +1,33 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "nvptx_lowering.hpp"
+#include "ptx_compiler.hpp"
 #include "spirv/builtin_lowering.hpp"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 
 #include <cctype>
 #include <initializer_list>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string_view>
 
 #ifndef XPURT_LIBCLC_NVPTX
 #define XPURT_LIBCLC_NVPTX ""
+#endif
+#ifndef XPURT_LIBDEVICE
+#define XPURT_LIBDEVICE ""
 #endif
 
 namespace xpurt::cuda {
@@ -81,6 +89,84 @@ std::unique_ptr<llvm::Module> loadLibrary(llvm::LLVMContext &c, const std::strin
                "module '{}': libclc's NVPTX library '{}' is unreadable ({}): reinstall libclc-15",
                name, path, llvm::toString(module.takeError()));
   return std::move(*module);
+}
+
+// XPURT_LIBDEVICE names the file, or is "none" for libclc's math; else the one found at build
+// time, if any.
+std::string libdevicePath() {
+  if (std::optional<std::string> path = core::envValue("XPURT_LIBDEVICE"))
+    return *path == "none" ? std::string() : *path;
+  return XPURT_LIBDEVICE;
+}
+
+// NVIDIA's libdevice, or nothing (said once in the log) where it is absent or unreadable.
+std::unique_ptr<llvm::Module> loadLibdevice(llvm::LLVMContext &c) {
+  std::string path = libdevicePath();
+  std::unique_ptr<llvm::Module> module;
+  std::string why = path.empty() ? "not used (XPURT_LIBDEVICE=none, or none found at build time)"
+                                 : "not found (XPURT_LIBDEVICE names the file)";
+  if (!path.empty())
+    if (auto buffer = llvm::MemoryBuffer::getFile(path)) {
+      auto parsed = llvm::getOwningLazyBitcodeModule(std::move(*buffer), c);
+      if (parsed)
+        module = std::move(*parsed);
+      else
+        why = "unreadable (" + llvm::toString(parsed.takeError()) + ")";
+    }
+  if (!module) {
+    static std::once_flag said;
+    std::call_once(said, [&] {
+      core::log().info("CUDA: libdevice '{}' {}: math builtins use libclc's NVPTX library",
+                       path.empty() ? "libdevice.10.bc" : path, why);
+    });
+  }
+  return module;
+}
+
+// libdevice asks __nvvm_reflect for OpenCL's precision rules: denormals kept (no __CUDA_FTZ)
+// and a correctly rounded sqrt (__CUDA_PREC_SQRT), on which its hypot, asinh and acosh build.
+// LLVM's NVVMReflect pass, which the optimiser runs first, answers only __CUDA_FTZ and
+// __CUDA_ARCH (left to it: it knows the PTX target).
+void answerReflections(llvm::Module &m) {
+  llvm::Function *reflect = m.getFunction("__nvvm_reflect");
+  if (!reflect) return;
+  std::vector<llvm::CallInst *> calls;
+  for (llvm::User *u : reflect->users())
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(call);
+  for (llvm::CallInst *call : calls) {
+    auto *string =
+        llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts());
+    auto *data = string && string->hasInitializer()
+                     ? llvm::dyn_cast<llvm::ConstantDataSequential>(string->getInitializer())
+                     : nullptr;
+    if (!data || !data->isCString()) continue;
+    llvm::StringRef name = data->getAsCString();
+    if (name != "__CUDA_FTZ" && name != "__CUDA_PREC_SQRT") continue;
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), name == "__CUDA_PREC_SQRT"));
+    call->eraseFromParent();
+  }
+}
+
+// What LLVM 15 compiles differently from NVIDIA's compiler in libdevice's code: nvvm.round is
+// C's round (halves away from zero), which LLVM 15's NVPTX back end selects as cvt.rni
+// (halves to even); libdevice's accuracy is NVIDIA's compiler's, with multiplies and adds
+// contracted to fma as nvcc does by default, which LLVM does only where an instruction allows
+// it.
+void adaptLibdevice(llvm::Module &m, const std::set<std::string> &libdeviceFunctions) {
+  for (const char *name : {"llvm.nvvm.round.f", "llvm.nvvm.round.ftz.f", "llvm.nvvm.round.d"}) {
+    llvm::Function *round = m.getFunction(name);
+    if (!round) continue;
+    llvm::Function *exact =
+        llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::round, {round->getReturnType()});
+    round->replaceAllUsesWith(exact);
+    round->eraseFromParent();
+  }
+  for (llvm::Function &f : m)
+    if (libdeviceFunctions.count(f.getName().str()))
+      for (llvm::Instruction &i : llvm::instructions(f))
+        if (i.getOpcode() == llvm::Instruction::FAdd || i.getOpcode() == llvm::Instruction::FSub ||
+            i.getOpcode() == llvm::Instruction::FMul)
+          i.setHasAllowContract(true);
 }
 
 // Work-item functions libclc's NVPTX library lacks, from those it has; a CUDA launch has no
@@ -226,6 +312,45 @@ bool replaceUnselectableMath(llvm::Module &m) {
   return !calls.empty();
 }
 
+// LLVM's saturating add and subtract on 8- and 16-bit elements, which modules import from the
+// translator (llvm.sadd.sat.i8, ...), computed in 32 bits and clamped: LLVM 15's NVPTX back end
+// expands the narrow intrinsics wrongly (the sum of -128 and -128 as a char gave 0), as the
+// CUDA builtin library's add_sat avoids for OpenCL's (builtins/conversions.cl).
+void widenNarrowSaturation(llvm::Module &m) {
+  std::vector<llvm::CallInst *> calls;
+  for (llvm::Function &f : m) {
+    llvm::Intrinsic::ID id = f.getIntrinsicID();
+    if (id != llvm::Intrinsic::sadd_sat && id != llvm::Intrinsic::ssub_sat &&
+        id != llvm::Intrinsic::uadd_sat && id != llvm::Intrinsic::usub_sat)
+      continue;
+    if (f.getReturnType()->getScalarSizeInBits() >= 32) continue;
+    for (llvm::User *u : f.users())
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(call);
+  }
+  for (llvm::CallInst *call : calls) {
+    llvm::Intrinsic::ID id = call->getIntrinsicID();
+    bool isSigned = id == llvm::Intrinsic::sadd_sat || id == llvm::Intrinsic::ssub_sat;
+    bool isAdd = id == llvm::Intrinsic::sadd_sat || id == llvm::Intrinsic::uadd_sat;
+    llvm::IRBuilder<> b(call);
+    llvm::Type *type = call->getType();
+    unsigned bits = type->getScalarSizeInBits();
+    llvm::Type *wide = type->getWithNewBitWidth(32);
+    auto extend = [&](llvm::Value *v) {
+      return isSigned ? b.CreateSExt(v, wide) : b.CreateZExt(v, wide);
+    };
+    llvm::Value *x = extend(call->getArgOperand(0)), *y = extend(call->getArgOperand(1));
+    llvm::Value *r = isAdd ? b.CreateAdd(x, y) : b.CreateSub(x, y);
+    llvm::APInt lo = isSigned ? llvm::APInt::getSignedMinValue(bits).sext(32) : llvm::APInt(32, 0);
+    llvm::APInt hi = isSigned ? llvm::APInt::getSignedMaxValue(bits).sext(32)
+                              : llvm::APInt::getMaxValue(bits).zext(32);
+    llvm::Value *loV = llvm::ConstantInt::get(wide, lo), *hiV = llvm::ConstantInt::get(wide, hi);
+    r = b.CreateSelect(b.CreateICmpSLT(r, loV), loV, r);
+    r = b.CreateSelect(b.CreateICmpSGT(r, hiV), hiV, r);
+    call->replaceAllUsesWith(b.CreateTrunc(r, type));
+    call->eraseFromParent();
+  }
+}
+
 bool usesLibrary(const llvm::Module &m) {
   for (const llvm::Function &f : m)
     if (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z")) return true;
@@ -234,27 +359,56 @@ bool usesLibrary(const llvm::Module &m) {
 
 }  // namespace
 
+std::string libdeviceIdentity() {
+  std::string path = libdevicePath();
+  llvm::sys::fs::file_status status;
+  if (path.empty() || llvm::sys::fs::status(path, status) || !llvm::sys::fs::exists(status))
+    return "no libdevice";
+  return fmt::format("libdevice {} {} {}", path, status.getSize(),
+                     status.getLastModificationTime().time_since_epoch().count());
+}
+
 std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &name) {
   defineWorkItemExtras(m);
+  widenNarrowSaturation(m);
   if (usesLibrary(m)) {
     std::unique_ptr<llvm::Module> library = loadLibrary(m.getContext(), name);
     std::unique_ptr<llvm::Module> own = loadCudaBuiltinLibrary(m.getContext());
-    // xpurt's builtins win where both define one. Their own calls of libclc's builtins already
-    // have libclc's names (both are OpenCL C compiled for NVPTX).
-    renameToLibrary(m, {library.get(), own.get()});
+    std::unique_ptr<llvm::Module> libdevice = loadLibdevice(m.getContext());
+    std::unique_ptr<llvm::Module> libdeviceMath =
+        libdevice ? loadLibdeviceMathLibrary(m.getContext()) : nullptr;
+    // xpurt's builtins win where both define one, and its libdevice math over both. Their own
+    // calls of libclc's builtins already have libclc's names (all are OpenCL C for NVPTX).
+    if (libdeviceMath)
+      renameToLibrary(m, {library.get(), own.get(), libdeviceMath.get()});
+    else
+      renameToLibrary(m, {library.get(), own.get()});
     // The library's own triple and layout, so that linking does not warn of a mismatch.
     std::string triple = m.getTargetTriple();
     llvm::DataLayout layout = m.getDataLayout();
     m.setTargetTriple(library->getTargetTriple());
     m.setDataLayout(library->getDataLayout());
-    own->setTargetTriple(library->getTargetTriple());
-    own->setDataLayout(library->getDataLayout());
+    for (llvm::Module *other : {own.get(), libdevice.get(), libdeviceMath.get()}) {
+      if (!other) continue;
+      other->setTargetTriple(library->getTargetTriple());
+      other->setDataLayout(library->getDataLayout());
+    }
     auto link = [&](std::unique_ptr<llvm::Module> lib, const char *what) {
       if (llvm::Linker::linkModules(m, std::move(lib), llvm::Linker::LinkOnlyNeeded))
         core::fail(XPURT_ERROR_INVALID_MODULE, "module '{}': linking it with {} failed", name,
                    what);
     };
     link(std::move(own), "xpurt's CUDA builtin library");
+    // After xpurt's library, whose half and native_ functions call the float ones.
+    if (libdeviceMath) {
+      link(std::move(libdeviceMath), "xpurt's libdevice math library");
+      std::set<std::string> libdeviceFunctions;
+      for (llvm::Function &f : *libdevice)
+        if (!f.isDeclaration()) libdeviceFunctions.insert(f.getName().str());
+      link(std::move(libdevice), "NVIDIA's libdevice");
+      answerReflections(m);
+      adaptLibdevice(m, libdeviceFunctions);
+    }
     callScalarMathPerElement(m, *library);
     link(std::move(library), "libclc's NVPTX builtin library");
     if (replaceUnselectableMath(m))
@@ -268,7 +422,8 @@ std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &n
   std::set<llvm::Function *> known(missing.begin(), missing.end());
   for (llvm::Function &f : m)
     if (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic() && f.getName() != "vprintf" &&
-        f.getName() != "printf" && f.getName() != kSubGroupWidthName && !known.count(&f))
+        f.getName() != "printf" && f.getName() != kSubGroupWidthName &&
+        f.getName() != "__nvvm_reflect" && !known.count(&f))
       missing.push_back(&f);
   return missing;
 }

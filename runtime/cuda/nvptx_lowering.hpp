@@ -25,7 +25,9 @@ unsigned nvptxAddressSpace(unsigned spirAddressSpace);
 std::unique_ptr<llvm::Module> retargetAddressSpaces(llvm::Module &spir, const std::string &name);
 
 // Gives the used OpenCL builtins their bodies: the CUDA builtin library embedded in libxpurt
-// (cuda/builtins/, loadCudaBuiltinLibrary), then libclc's NVPTX library where that has none
+// (cuda/builtins/, loadCudaBuiltinLibrary), then, where NVIDIA's libdevice is found
+// (XPURT_LIBDEVICE, else the one found at build time), float and double math functions from
+// it (loadLibdeviceMathLibrary), then libclc's NVPTX library where those have none
 // (their names differ from SPIR's where pointers are __constant or generic, so builtins are
 // matched by demangled signature), both linked lazily, then xpurt's target-neutral bodies.
 // get_work_dim reads kWorkDimName (see lowerKernels). Returns the builtins nobody provides.
@@ -40,6 +42,9 @@ void callScalarMathPerElement(llvm::Module &m, llvm::Module &library);
 
 // The embedded CUDA builtin library (nvptx_builtin_library.S), lazily loaded.
 std::unique_ptr<llvm::Module> loadCudaBuiltinLibrary(llvm::LLVMContext &context);
+// The embedded math functions that call NVIDIA's libdevice (cuda/builtins/libdevice_math.cl),
+// lazily loaded: linkBuiltins links them, and libdevice after them, where libdevice is found.
+std::unique_ptr<llvm::Module> loadLibdeviceMathLibrary(llvm::LLVMContext &context);
 
 // printf as CUDA's vprintf(format, argument buffer). A call it cannot lower (a format that is
 // not a constant string, a vector conversion it cannot follow) is left calling `printf`, which

@@ -54,6 +54,10 @@ struct PtxModule {
 PtxModule compileSpirvToPtx(const std::vector<uint32_t> &words, const std::string &name,
                             const core::ModuleOptions &options, int sm);
 
+// Which libdevice the PTX compiler links (its path, size and time), or "no libdevice": part of
+// the key of compiled PTX, which differs with it.
+std::string libdeviceIdentity();
+
 // A PtxModule as bytes (a disk cache entry's payload), and back; nothing for malformed bytes.
 std::string serializePtxModule(const PtxModule &module);
 std::optional<PtxModule> deserializePtxModule(std::string_view bytes);

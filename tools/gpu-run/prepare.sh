@@ -33,4 +33,6 @@ packages=$(
 (cd "$carry/debs" && rm -f ./*.deb && apt-get download $packages >/dev/null)
 # Of libclc, only the NVPTX builtin library (the whole package is ten times larger).
 mkdir -p "$carry/clc" && xz -T2 -c /usr/lib/clc/nvptx64--nvidiacl.bc >"$carry/clc/nvptx64--nvidiacl.bc.xz"
+# NVIDIA's libdevice, which tools/install-deps.sh fetched, for CUDA's math functions.
+mkdir -p "$carry/libdevice" && cp "$root/.deps/cuda/nvvm/libdevice/libdevice.10.bc" "$carry/libdevice/"
 echo "prepared $(du -sh "$carry" | cut -f1) in .carry/: $(echo $packages | wc -w) packages"

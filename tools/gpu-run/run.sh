@@ -16,6 +16,8 @@ if [[ ! -d "$prefix" ]]; then
 fi
 export LD_LIBRARY_PATH="$carry/xpurt/lib:$prefix/usr/lib/x86_64-linux-gnu:$prefix/usr/lib/llvm-15/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export XPURT_LIBCLC_NVPTX="$prefix/nvptx64--nvidiacl.bc"
+# XPURT_LIBDEVICE=none for libclc's math instead of libdevice's.
+export XPURT_LIBDEVICE="${XPURT_LIBDEVICE:-$carry/libdevice/libdevice.10.bc}"
 export XPURT_CACHE_DIR="${XPURT_CACHE_DIR:-$carry/jit-cache}"
 bin="$carry/xpurt/bin"
 cd "$bin"
