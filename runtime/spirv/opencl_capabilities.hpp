@@ -18,6 +18,7 @@ inline constexpr uint32_t kOpenClKernelCapabilities[] = {
     5613 /*AtomicFloat64MinMaxEXT*/, 6016 /*DotProductInputAll*/, 6017 /*DotProductInput4x8Bit*/,
     6018 /*DotProductInput4x8BitPacked*/, 6019 /*DotProduct*/, 6025 /*BitInstructions*/,
     6026 /*GroupNonUniformRotateKHR*/, 6033 /*AtomicFloat32AddEXT*/, 6034 /*AtomicFloat64AddEXT*/,
+    6400 /*GroupUniformArithmeticKHR*/,
     // Hints only, which the compilers may ignore: icpx declares them in most SYCL modules.
     5629 /*ExpectAssumeKHR*/, 5821 /*FunctionFloatControlINTEL*/, 5837 /*FPFastMathModeINTEL*/,
     5892 /*KernelAttributesINTEL*/, 5910 /*MemoryAccessAliasingINTEL*/};

@@ -125,9 +125,11 @@ Preamble readPreamble(std::span<const uint32_t> words, const std::string &name) 
   for (auto &[id, symbol] : imports) {
     if (contains(builtIns, id)) continue;
     // Translators declare the builtins they do not turn into instructions as imported
-    // functions of reserved names (mangled `_Z...`, `__spirv_...`): the device's library
-    // defines those, not another module.
-    bool reserved = symbol.rfind("_Z", 0) == 0 || symbol.rfind("__", 0) == 0;
+    // functions of reserved names (mangled `_Z...`, `__spirv_...`), and LLVM intrinsics they
+    // have no instruction for (`llvm.usub.sat.i32`) as imports of the intrinsic's name: the
+    // device's compiler defines those, not another module.
+    bool reserved = symbol.rfind("_Z", 0) == 0 || symbol.rfind("__", 0) == 0 ||
+                    symbol.rfind("llvm.", 0) == 0;
     if (contains(variables, id) || !reserved) p.imports.push_back(std::move(symbol));
   }
   return p;

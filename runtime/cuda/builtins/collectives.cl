@@ -193,7 +193,8 @@ XP_SHUFFLES_WIDTHS(float) XP_SHUFFLES_WIDTHS(double)
 #define XP_BITWISE(T)                          \
   XP_SUB_GROUP_OP(and, T, XP_OP_and, (T)~(T)0) \
   XP_SUB_GROUP_OP(or, T, XP_OP_or, (T)0)       \
-  XP_SUB_GROUP_OP(xor, T, XP_OP_xor, (T)0)
+  XP_SUB_GROUP_OP(xor, T, XP_OP_xor, (T)0)     \
+  XP_BITWISE_NAMES(T, sub_group)
 
 XP_ARITHMETIC(char, CHAR_MIN, CHAR_MAX, XP_OP_min, XP_OP_max) XP_BITWISE(char)
 XP_ARITHMETIC(uchar, 0, UCHAR_MAX, XP_OP_min, XP_OP_max) XP_BITWISE(uchar)
@@ -337,7 +338,8 @@ __local uchar *xpurt_cuda_group_scratch(void);
 #define XP_WG_BITWISE(T)                        \
   XP_WORK_GROUP_OP(and, T, XP_OP_and, (T)~(T)0) \
   XP_WORK_GROUP_OP(or, T, XP_OP_or, (T)0)       \
-  XP_WORK_GROUP_OP(xor, T, XP_OP_xor, (T)0)
+  XP_WORK_GROUP_OP(xor, T, XP_OP_xor, (T)0)     \
+  XP_BITWISE_NAMES(T, work_group)
 XP_WG_ARITHMETIC(char, CHAR_MIN, CHAR_MAX, XP_OP_min, XP_OP_max) XP_WG_BITWISE(char)
 XP_WG_ARITHMETIC(uchar, 0, UCHAR_MAX, XP_OP_min, XP_OP_max) XP_WG_BITWISE(uchar)
 XP_WG_ARITHMETIC(short, SHRT_MIN, SHRT_MAX, XP_OP_min, XP_OP_max) XP_WG_BITWISE(short)
@@ -349,6 +351,10 @@ XP_WG_ARITHMETIC(ulong, 0, ULONG_MAX, XP_OP_min, XP_OP_max) XP_WG_BITWISE(ulong)
 XP_WG_ARITHMETIC(half, -INFINITY, INFINITY, XP_OP_fmin, XP_OP_fmax)
 XP_WG_ARITHMETIC(float, -INFINITY, INFINITY, XP_OP_fmin, XP_OP_fmax)
 XP_WG_ARITHMETIC(double, -INFINITY, INFINITY, XP_OP_fmin, XP_OP_fmax)
+// cl_khr_work_group_uniform_arithmetic's (SPV_KHR_uniform_group_instructions' OpGroupLogical*KHR).
+XP_WORK_GROUP_OP(logical_and, int, XP_OP_logical_and, 1)
+XP_WORK_GROUP_OP(logical_or, int, XP_OP_logical_or, 0)
+XP_WORK_GROUP_OP(logical_xor, int, XP_OP_logical_xor, 0)
 
 // bar.red: a barrier that also and/or-reduces a predicate over the block.
 int OVL work_group_all(int p) { return __nvvm_bar0_and(p != 0) != 0; }

@@ -18,3 +18,13 @@
   XP_EACH_WIDTH(F, char, uchar) XP_EACH_WIDTH(F, uchar, uchar) XP_EACH_WIDTH(F, short, ushort) \
   XP_EACH_WIDTH(F, ushort, ushort) XP_EACH_WIDTH(F, int, uint) XP_EACH_WIDTH(F, uint, uint)   \
   XP_EACH_WIDTH(F, long, ulong) XP_EACH_WIDTH(F, ulong, ulong)
+
+// The names the SPIR-V reader gives SPV_KHR_uniform_group_instructions' OpGroupBitwise*KHR
+// (work_group_reduce_bitwise_and, ...), for one scope (work_group, sub_group) and type, as the
+// plain ones (work_group_reduce_and, ...), which must be defined first.
+#define XP_BITWISE_NAMED(T, scope, op)                                                      \
+  T OVL scope##_reduce_bitwise_##op(T x) { return scope##_reduce_##op(x); }                 \
+  T OVL scope##_scan_inclusive_bitwise_##op(T x) { return scope##_scan_inclusive_##op(x); } \
+  T OVL scope##_scan_exclusive_bitwise_##op(T x) { return scope##_scan_exclusive_##op(x); }
+#define XP_BITWISE_NAMES(T, scope) \
+  XP_BITWISE_NAMED(T, scope, and) XP_BITWISE_NAMED(T, scope, or) XP_BITWISE_NAMED(T, scope, xor)

@@ -233,7 +233,8 @@ XP_SHUFFLES_WIDTHS(float) XP_SHUFFLES_WIDTHS(double)
   XP_SUB_GROUP_OP(xor, T, XP_OP_xor, (T)0)       \
   XP_WORK_GROUP_OP(and, T, XP_OP_and, (T)~(T)0)  \
   XP_WORK_GROUP_OP(or, T, XP_OP_or, (T)0)        \
-  XP_WORK_GROUP_OP(xor, T, XP_OP_xor, (T)0)
+  XP_WORK_GROUP_OP(xor, T, XP_OP_xor, (T)0)      \
+  XP_BITWISE_NAMES(T, sub_group) XP_BITWISE_NAMES(T, work_group)
 
 XP_ARITHMETIC(char, CHAR_MIN, CHAR_MAX, XP_OP_min, XP_OP_max) XP_BITWISE(char)
 XP_ARITHMETIC(uchar, 0, UCHAR_MAX, XP_OP_min, XP_OP_max) XP_BITWISE(uchar)
@@ -252,6 +253,10 @@ static int xp_truth(int x) { return x != 0; }
 XP_SUB_GROUP_OP(logical_and, int, XP_OP_logical_and, 1)
 XP_SUB_GROUP_OP(logical_or, int, XP_OP_logical_or, 0)
 XP_SUB_GROUP_OP(logical_xor, int, XP_OP_logical_xor, 0)
+// cl_khr_work_group_uniform_arithmetic's (SPV_KHR_uniform_group_instructions' OpGroupLogical*KHR).
+XP_WORK_GROUP_OP(logical_and, int, XP_OP_logical_and, 1)
+XP_WORK_GROUP_OP(logical_or, int, XP_OP_logical_or, 0)
+XP_WORK_GROUP_OP(logical_xor, int, XP_OP_logical_xor, 0)
 int OVL sub_group_all(int p) { return sub_group_reduce_logical_and(xp_truth(p)); }
 int OVL sub_group_any(int p) { return sub_group_reduce_logical_or(xp_truth(p)); }
 int OVL sub_group_non_uniform_all(int p) { return sub_group_all(p); }
