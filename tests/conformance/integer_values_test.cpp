@@ -208,20 +208,26 @@ std::vector<T> integerEdges() {
 
 template <class T>
 void IntegerValuesTest::checkType(const std::string &type) {
-  // Every pair of edge values, with a third operand cycling through them, then random
-  // triples (a fixed seed: a failure repeats), padded to whole 4-wide vectors.
+  // Every triple of edge values, then random triples (a fixed seed: a failure repeats) of
+  // every magnitude, so that products stay small enough for a third operand to matter,
+  // padded to whole 4-wide vectors.
   std::vector<T> edges = integerEdges<T>(), a, b, c;
-  size_t ne = edges.size();
-  for (size_t i = 0; i < ne; ++i)
-    for (size_t j = 0; j < ne; ++j) {
-      a.push_back(edges[i]);
-      b.push_back(edges[j]);
-      c.push_back(edges[(i * 7 + j * 3 + 1) % ne]);
-    }
+  for (T x : edges)
+    for (T y : edges)
+      for (T z : edges) {
+        a.push_back(x);
+        b.push_back(y);
+        c.push_back(z);
+      }
   std::mt19937_64 random(20261126 + sizeof(T) * 2 + std::is_signed_v<T>);
-  while (a.size() < ne * ne + 512 || a.size() % 4 != 0) {
-    a.push_back(T(random()));
-    b.push_back(T(random()));
+  auto anyMagnitude = [&] {
+    uint64_t bits = random() >> (random() % 64);
+    return T(random() & 1 ? ~bits : bits);
+  };
+  size_t edgeTriples = a.size();
+  while (a.size() < edgeTriples + 1024 || a.size() % 4 != 0) {
+    a.push_back(anyMagnitude());
+    b.push_back(anyMagnitude());
     c.push_back(T(random()));
   }
   size_t n = a.size(), vectors = n / 4;
