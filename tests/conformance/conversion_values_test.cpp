@@ -22,7 +22,7 @@ namespace {
 
 class ConversionValuesTest : public DeviceTest {
  protected:
-  Module kernels{device, "xpurt_test_values"};
+  Module kernels{device, "xpurt_test_conversion_values"};
 
   template <class S>
   void checkSource(const std::string &type, std::vector<S> inputs);

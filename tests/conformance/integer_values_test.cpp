@@ -20,7 +20,7 @@ namespace {
 
 class IntegerValuesTest : public DeviceTest {
  protected:
-  Module kernels{device, "xpurt_test_values"};
+  Module kernels{device, "xpurt_test_integer_values"};
 
   template <class T>
   void checkType(const std::string &type);
