@@ -104,10 +104,11 @@ struct Expected {
   const char *function = nullptr;  // null: the type has no such function
   uint64_t bits = 0;
   bool isSigned = false;
+  int operands = 0;  // how many of x, y, z the function takes
 };
 template <class R>
-Expected expect(const char *function, R value) {
-  return {function, uint64_t(value), std::is_signed_v<R>};
+Expected expect(const char *function, int operands, R value) {
+  return {function, uint64_t(value), std::is_signed_v<R>, operands};
 }
 
 // The reference of every slot, for x, y, z, and for the vector forms' scalar arguments sy, sz
@@ -117,43 +118,43 @@ std::array<Expected, vectorSlots> references(T x, T y, T z, T sy, T sz, bool vec
   using R = IntegerReference<T>;
   T lo = std::min(y, z), hi = std::max(y, z);
   std::array<Expected, vectorSlots> e;
-  e[0] = expect("abs", R::abs(x));
-  e[1] = expect("abs_diff", R::absDiff(x, y));
-  e[2] = expect("add_sat", R::addSat(x, y));
-  e[3] = expect("hadd", R::hadd(x, y));
-  e[4] = expect("rhadd", R::rhadd(x, y));
-  e[5] = expect("clamp", R::clamp(x, lo, hi));
-  e[6] = expect("clz", R::clz(x));
-  e[7] = expect("ctz", R::ctz(x));
-  e[8] = expect("mad_hi", R::madHi(x, y, z));
-  e[9] = expect("mad_sat", R::madSat(x, y, z));
-  e[10] = expect("max", R::max(x, y));
-  e[11] = expect("min", R::min(x, y));
-  e[12] = expect("mul_hi", R::mulHi(x, y));
-  e[13] = expect("rotate", R::rotate(x, y));
-  e[14] = expect("sub_sat", R::subSat(x, y));
-  e[15] = expect("popcount", R::popcount(x));
+  e[0] = expect("abs", 1, R::abs(x));
+  e[1] = expect("abs_diff", 2, R::absDiff(x, y));
+  e[2] = expect("add_sat", 2, R::addSat(x, y));
+  e[3] = expect("hadd", 2, R::hadd(x, y));
+  e[4] = expect("rhadd", 2, R::rhadd(x, y));
+  e[5] = expect("clamp (between y and z)", 3, R::clamp(x, lo, hi));
+  e[6] = expect("clz", 1, R::clz(x));
+  e[7] = expect("ctz", 1, R::ctz(x));
+  e[8] = expect("mad_hi", 3, R::madHi(x, y, z));
+  e[9] = expect("mad_sat", 3, R::madSat(x, y, z));
+  e[10] = expect("max", 2, R::max(x, y));
+  e[11] = expect("min", 2, R::min(x, y));
+  e[12] = expect("mul_hi", 2, R::mulHi(x, y));
+  e[13] = expect("rotate", 2, R::rotate(x, y));
+  e[14] = expect("sub_sat", 2, R::subSat(x, y));
+  e[15] = expect("popcount", 1, R::popcount(x));
   if (vector) {
-    e[16] = expect("<<", R::vectorShiftLeft(x, y));
-    e[17] = expect(">>", R::vectorShiftRight(x, y));
+    e[16] = expect("<<", 2, R::vectorShiftLeft(x, y));
+    e[17] = expect(">>", 2, R::vectorShiftRight(x, y));
   } else {
-    e[16] = expect("<<", R::shiftLeft(x, y));
-    e[17] = expect(">>", R::shiftRight(x, y));
+    e[16] = expect("<<", 2, R::shiftLeft(x, y));
+    e[17] = expect(">>", 2, R::shiftRight(x, y));
   }
   if constexpr (sizeof(T) < 8) {
-    Expected up = expect("upsample", R::upsample(x, y));
+    Expected up = expect("upsample", 2, R::upsample(x, y));
     up.isSigned = std::is_signed_v<T>;
     e[18] = up;
   }
   if constexpr (sizeof(T) == 4) {
-    e[19] = expect("mul24", mul24(x, y));
-    e[20] = expect("mad24", mad24(x, y, z));
+    e[19] = expect("mul24 (x, y to 24 bits)", 2, mul24(x, y));
+    e[20] = expect("mad24 (x, y to 24 bits)", 3, mad24(x, y, z));
   }
   if (vector) {
     T slo = std::min(sy, sz), shi = std::max(sy, sz);
-    e[21] = expect("clamp (scalar limits)", R::clamp(x, slo, shi));
-    e[22] = expect("min (scalar y)", R::min(x, sy));
-    e[23] = expect("max (scalar y)", R::max(x, sy));
+    e[21] = expect("clamp (scalar limits)", 1, R::clamp(x, slo, shi));
+    e[22] = expect("min (scalar y)", 1, R::min(x, sy));
+    e[23] = expect("max (scalar y)", 1, R::max(x, sy));
   }
   return e;
 }
@@ -247,7 +248,12 @@ void IntegerValuesTest::checkType(const std::string &type) {
     if (!e.function) return;
     checks.check(
         form + " " + e.function, got == e.bits,
-        [&] { return "x = " + show(a[i]) + ", y = " + show(b[i]) + ", z = " + show(c[i]) + where; },
+        [&] {
+          std::string operands = "x = " + show(a[i]);
+          if (e.operands > 1) operands += ", y = " + show(b[i]);
+          if (e.operands > 2) operands += ", z = " + show(c[i]);
+          return operands + where;
+        },
         [&] { return show(got, e.isSigned) + ", expected " + show(e.bits, e.isSigned); });
   };
   for (size_t i = 0; i < n; ++i) {
