@@ -1,8 +1,8 @@
 // Every explicit conversion between the scalar types char uchar short ushort int uint long
-// ulong float double, in each rounding mode, saturated and not, and a 4-wide form per
-// destination: tests/conformance/conversion_values_test.cpp checks each result against a host
-// reference. Integer results go out as ulong, sign- or zero-extended from their type as a C
-// conversion does; float and double results as their bits.
+// ulong float double, in each rounding mode, saturated and not, a 4-wide form per destination,
+// and half to and from float: tests/conformance/conversion_values_test.cpp checks each result
+// against a host reference. Integer results go out as ulong, sign- or zero-extended from their
+// type as a C conversion does; float, double and half results as their bits.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
