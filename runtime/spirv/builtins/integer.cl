@@ -46,6 +46,21 @@ XP_EACH_WIDTH(XP_SIGNED_EXTRACT, short, ushort)
 XP_EACH_WIDTH(XP_SIGNED_EXTRACT, int, uint)
 XP_EACH_WIDTH(XP_SIGNED_EXTRACT, long, ulong)
 
+// mad_sat on long: libclc's is wrong near every limit (mad_sat(0L, -1L, 1L) and
+// mad_sat(1L, 1L, LONG_MAX) give LONG_MIN, mad_sat(1L, LONG_MAX, LONG_MIN) gives LONG_MAX).
+// The product and c are added in 128 bits (mul_hi's high half, the wrapped low half and c's
+// sign); the sum saturates where its high half is not the low half's sign. Comparisons go
+// through select, which scalars and vectors read alike.
+#define XP_MAD_SAT_LONG(T, U, ET, EU)                                                        \
+  T CNFN mad_sat(T a, T b, T c) {                                                          \
+    U lo = as_##U(a) * as_##U(b), uc = as_##U(c), sum = lo + uc;                           \
+    U carry = ((lo & uc) | ((lo | uc) & ~sum)) >> (U)63;                                   \
+    T high = mul_hi(a, b) + (c >> (T)63) + as_##T(carry);                                  \
+    T saturated = select((T)LONG_MAX, (T)LONG_MIN, (T)(high < (T)0));                      \
+    return select(saturated, as_##T(sum), (T)(high == (as_##T(sum) >> (T)63)));            \
+  }
+XP_EACH_WIDTH(XP_MAD_SAT_LONG, long, ulong)
+
 // 24-bit multiplies: the operands' low 24 bits, sign-extended for int.
 #define XP_MUL24(T, U, ET, EU)                                                               \
   T CNFN mul24(T x, T y) { return as_##T(as_##U((x << (T)8) >> (T)8) * as_##U((y << (T)8) >> (T)8)); } \
