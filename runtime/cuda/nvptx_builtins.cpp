@@ -149,16 +149,31 @@ void answerReflections(llvm::Module &m) {
 
 // What LLVM 15 compiles differently from NVIDIA's compiler in libdevice's code: nvvm.round is
 // C's round (halves away from zero), which LLVM 15's NVPTX back end selects as cvt.rni
-// (halves to even); libdevice's accuracy is NVIDIA's compiler's, with multiplies and adds
+// (halves to even), so each call becomes t = trunc(x), plus copysign(1, x) where |x - t| >= 1/2
+// (x - t is exact); and libdevice's accuracy is NVIDIA's compiler's, with multiplies and adds
 // contracted to fma as nvcc does by default, which LLVM does only where an instruction allows
 // it.
 void adaptLibdevice(llvm::Module &m, const std::set<std::string> &libdeviceFunctions) {
   for (const char *name : {"llvm.nvvm.round.f", "llvm.nvvm.round.ftz.f", "llvm.nvvm.round.d"}) {
     llvm::Function *round = m.getFunction(name);
     if (!round) continue;
-    llvm::Function *exact =
-        llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::round, {round->getReturnType()});
-    round->replaceAllUsesWith(exact);
+    std::vector<llvm::CallInst *> calls;
+    for (llvm::User *u : round->users())
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(call);
+    for (llvm::CallInst *call : calls) {
+      llvm::IRBuilder<> b(call);
+      llvm::Value *x = call->getArgOperand(0);
+      llvm::Type *t = x->getType();
+      llvm::Value *whole = b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x);
+      llvm::Value *half =
+          b.CreateFCmpOGE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, b.CreateFSub(x, whole)),
+                          llvm::ConstantFP::get(t, 0.5));
+      llvm::Value *step =
+          b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, llvm::ConstantFP::get(t, 1.0), x);
+      call->replaceAllUsesWith(
+          b.CreateFAdd(whole, b.CreateSelect(half, step, llvm::ConstantFP::get(t, 0.0))));
+      call->eraseFromParent();
+    }
     round->eraseFromParent();
   }
   for (llvm::Function &f : m)
@@ -398,6 +413,12 @@ std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &n
         core::fail(XPURT_ERROR_INVALID_MODULE, "module '{}': linking it with {} failed", name,
                    what);
     };
+    // The libdevice functions replace xpurt's own ones of the same name (spirv/builtins/math.cl
+    // corrects some of libclc's, which libdevice replaces too).
+    if (libdeviceMath)
+      for (llvm::Function &f : *libdeviceMath)
+        if (llvm::Function *mine = own->getFunction(f.getName()); mine && !mine->isDeclaration())
+          mine->deleteBody();
     link(std::move(own), "xpurt's CUDA builtin library");
     // After xpurt's library, whose half and native_ functions call the float ones.
     if (libdeviceMath) {
