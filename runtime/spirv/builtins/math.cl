@@ -142,3 +142,225 @@ XP_FLOAT_ONLY(float4, uint4) XP_FLOAT_ONLY(float8, uint8) XP_FLOAT_ONLY(float16,
 #define XP_DOUBLE_NAN(T, U) T CNFN nan(U code) { return as_##T((U)(code | (U)0x7ff8000000000000ul)); }
 XP_DOUBLE_NAN(double, ulong) XP_DOUBLE_NAN(double2, ulong2) XP_DOUBLE_NAN(double3, ulong3)
 XP_DOUBLE_NAN(double4, ulong4) XP_DOUBLE_NAN(double8, ulong8) XP_DOUBLE_NAN(double16, ulong16)
+
+// --- where libclc's results are outside OpenCL's limits ------------------------------------
+// Each found by tests/conformance/math_values_test.cpp against a host reference. Vector forms
+// of these call the scalar ones in libclc's library, so they follow.
+
+// exp2 of float: libclc's flushes results below FLT_MIN to zero (so does its ldexp). 2^x =
+// 2^n * 2^f with n the nearest integer and |f| <= 1/2, 2^f from its Taylor series to the 7th
+// power (below 1e-9 relative), scaled by powers of 2 of which only the last product rounds.
+float CNFN exp2(float x) {
+  if (isnan(x)) return x;
+  if (x >= 128.0f) return INFINITY;
+  if (x < -152.0f) return 0.0f;
+  float n = rint(x), f = x - n;
+  float p = 1.5252733804059841e-05f;
+  p = fma(p, f, 1.5403530393381606e-04f);
+  p = fma(p, f, 1.3333558146428443e-03f);
+  p = fma(p, f, 9.6181291076284772e-03f);
+  p = fma(p, f, 5.5504108664821580e-02f);
+  p = fma(p, f, 2.4022650695910071e-01f);
+  p = fma(p, f, 6.9314718055994531e-01f);
+  p = fma(p, f, 1.0f);
+  int k = (int)n;
+  if (k < -126) return (p * as_float((uint)(k + 126 + 127) << 23)) * 0x1p-126f;
+  if (k > 127) return (p * 2.0f) * 0x1p127f;
+  return p * as_float((uint)(k + 127) << 23);
+}
+
+// sinpi and cospi: libclc gives -0 where OpenCL requires +0 (sinpi(1), cospi(0.5)). From the
+// nearest multiple n/2 of 1/2 and the exact rest t (|t| <= 1/4): sin and cos of pi t keep
+// their precision near the zeros. Float in double, rounded once.
+#define XP_PI 3.141592653589793116
+double CNFN sinpi(double x) {
+  if (isinf(x) || isnan(x)) return x - x;
+  double r = fmod(fabs(x), 2.0);  // exact
+  double n = rint(2.0 * r), t = r - 0.5 * n;
+  double s = sin(XP_PI * t), c = cos(XP_PI * t);
+  int q = (int)n & 3;
+  double v = q == 0 ? s : q == 1 ? c : q == 2 ? -s : -c;
+  if (r == 0.0 || r == 1.0) v = 0.0;
+  return copysign(1.0, x) * v;
+}
+double CNFN cospi(double x) {
+  if (isinf(x) || isnan(x)) return x - x;
+  double r = fmod(fabs(x), 2.0);
+  double n = rint(2.0 * r), t = r - 0.5 * n;
+  if (r == 0.5 || r == 1.5) return 0.0;
+  double s = sin(XP_PI * t), c = cos(XP_PI * t);
+  int q = (int)n & 3;
+  return q == 0 ? c : q == 1 ? -s : q == 2 ? -c : s;
+}
+float CNFN sinpi(float x) { return (float)sinpi((double)x); }
+float CNFN cospi(float x) { return (float)cospi((double)x); }
+
+// remainder: libclc's loses the sign of a zero result (remainder(-0, y) must be -0).
+float OVL __clc_remainder(float x, float y);
+double OVL __clc_remainder(double x, double y);
+float CNFN remainder(float x, float y) {
+  float r = __clc_remainder(x, y);
+  return r == 0.0f ? copysign(0.0f, x) : r;
+}
+double CNFN remainder(double x, double y) {
+  double r = __clc_remainder(x, y);
+  return r == 0.0 ? copysign(0.0, x) : r;
+}
+
+// lgamma: libclc's is -inf at -inf; OpenCL's (C99's) is +inf there, at zero and at the
+// negative integers (the poles).
+double xp_lgamma_r(double x, __private int *sign) __asm__("_Z8lgamma_rdPi");  // libclc's
+double CNFN lgamma(double x) {
+  if (isinf(x) || (x <= 0.0 && x == floor(x))) return (double)INFINITY;
+  int sign;
+  return xp_lgamma_r(x, &sign);
+}
+float CNFN lgamma(float x) { return (float)lgamma((double)x); }
+
+// sinh and cosh of double: libclc's index a table by (int)|x| for every input, which is far
+// outside it for large ones and NaN (a crash on the CPU). From exp and expm1 instead: below
+// 1 through expm1, which keeps the precision near 0; above ln(DBL_MAX) as exp(|x|/2)^2 / 2,
+// which does not overflow early.
+double CNFN sinh(double x) {
+  double a = fabs(x), h = copysign(0.5, x);
+  if (!(a < 710.5)) return isnan(x) ? x : copysign((double)INFINITY, x);
+  if (a < 0x1p-28) return x;
+  if (a < 22.0) {
+    double t = expm1(a);
+    return a < 1.0 ? h * (2.0 * t - t * t / (t + 1.0)) : h * (t + t / (t + 1.0));
+  }
+  if (a < 709.0) return h * exp(a);
+  double w = exp(0.5 * a);
+  return (h * w) * w;
+}
+double CNFN cosh(double x) {
+  double a = fabs(x);
+  if (!(a < 710.5)) return isnan(x) ? x : (double)INFINITY;
+  if (a < 0.3465735902799726) {  // ln(2) / 2
+    double t = expm1(a), w = 1.0 + t;
+    return 1.0 + (t * t) / (w + w);
+  }
+  if (a < 22.0) {
+    double t = exp(a);
+    return 0.5 * t + 0.5 / t;
+  }
+  if (a < 709.0) return 0.5 * exp(a);
+  double w = exp(0.5 * a);
+  return (0.5 * w) * w;
+}
+
+// tgamma of double: libclc's is up to 700 ulp off (OpenCL allows 16), +inf where tiny
+// negative results underflow, and +inf at -0. Here, for z >= 10, Stirling's series,
+//   tgamma(z) = z^(z - 1/2) e^-z sqrt(2 pi) e^s(z),  s(z) = sum B_2k / (2k (2k - 1) z^(2k - 1)),
+// to the 8th term (below 1e-17 relative at 10), with z^(z - 1/2) as the square of
+// z^((z - 1/2) / 2) so that nothing overflows early. Below 10, tgamma(x) = tgamma(x + n) /
+// (x (x + 1) ... (x + n - 1)), the rounding of each shifted argument and of each product
+// carried as a first-order correction (an argument off by half an ulp would cost ~10 ulp).
+// For negative x, tgamma(x) = pi / (sinpi(x) tgamma(1 - x)), which underflows gradually.
+static double xp_stirling(double z) {
+  double r = 1.0 / z, r2 = r * r;
+  double s = -3617.0 / 122400.0;
+  s = fma(s, r2, 1.0 / 156.0);
+  s = fma(s, r2, -691.0 / 360360.0);
+  s = fma(s, r2, 1.0 / 1188.0);
+  s = fma(s, r2, -1.0 / 1680.0);
+  s = fma(s, r2, 1.0 / 1260.0);
+  s = fma(s, r2, -1.0 / 360.0);
+  s = fma(s, r2, 1.0 / 12.0);
+  return s * r;
+}
+// a + b = s + e exactly.
+static double xp_two_sum(double a, double b, double *e) {
+  double s = a + b, bb = s - a;
+  *e = (a - (s - bb)) + (b - bb);
+  return s;
+}
+// tgamma(x + dx) for 0 < x <= 171.7, |dx| below half an ulp of x: a * b, each factor finite.
+static void xp_gamma_positive(double x, double dx, double *a, double *b) {
+  double p = 1.0, c = 0.0;  // the product of the shifted arguments, its relative error
+  double z = x, ze = dx;    // the shifted argument is z + ze
+  for (double k = 1.0; z < 10.0; k += 1.0) {
+    double q = p * z;
+    c += fma(p, z, -q) / q + ze / z;
+    p = q;
+    z = xp_two_sum(x, k, &ze);
+    ze += dx;
+  }
+  double y = pow(z, 0.5 * (z - 0.5));
+  double digamma = log(z) - 0.5 / z - 1.0 / (12.0 * z * z);
+  *a = y / p;
+  *b = (y * exp(-z)) * (2.5066282746310002 * exp(xp_stirling(z)) * (1.0 + digamma * ze - c));
+}
+double CNFN tgamma(double x) {
+  if (isnan(x)) return x;
+  if (x == 0.0) return 1.0 / x;  // +-inf
+  if (isinf(x)) return x > 0.0 ? x : x - x;
+  if (x < 0.0 && x == floor(x)) return (x - x) / (x - x);  // NaN at the poles
+  if (fabs(x) < 0x1p-54) return 1.0 / x;  // 1/x - Euler's gamma + O(x)
+  if (x > 171.7) return (double)INFINITY;
+  double a, b;
+  if (x > 0.0) {
+    xp_gamma_positive(x, 0.0, &a, &b);
+    return a * b;
+  }
+  double e, z = xp_two_sum(1.0, -x, &e), q = XP_PI / sinpi(x);
+  if (z > 200.0) return copysign(0.0, q);  // below the smallest subnormal
+  xp_gamma_positive(z, e, &a, &b);
+  return (q / a) / b;
+}
+
+// erfc and tgamma of float: libclc's erfc is 36 ulp off near 8 and flushes results below
+// FLT_MIN; its tgamma is up to 92 ulp off (OpenCL allows 16). In double, rounded once.
+float CNFN erfc(float x) { return (float)erfc((double)x); }
+float CNFN tgamma(float x) { return (float)tgamma((double)x); }
+
+#ifndef __NVPTX__  // the CUDA builtin library compiles this file too: libdevice serves there
+// Double functions of libclc's that lose the sign of -0 (tan(-0) must be -0): libclc's
+// bodies, renamed xpurt.libclc.<name> at build time (runtime/CMakeLists.txt), for the rest.
+#define XP_SIGNED_ZERO(name, mangled)                                              \
+  double xp_libclc_##name(double) __asm__("xpurt.libclc." mangled);               \
+  double CNFN name(double x) { return x == 0.0 ? x : xp_libclc_##name(x); }
+XP_SIGNED_ZERO(tan, "_Z3tand")
+XP_SIGNED_ZERO(atan, "_Z4atand")
+XP_SIGNED_ZERO(expm1, "_Z5expm1d")
+XP_SIGNED_ZERO(erf, "_Z3erfd")
+#define XP_SINCOS_SIGNED_ZERO(AS, suffix, mangled)                                         \
+  double xp_libclc_sincos_##suffix(double, AS double *) __asm__("xpurt.libclc." mangled);  \
+  double OVL sincos(double x, AS double *c) {                                              \
+    double s = xp_libclc_sincos_##suffix(x, c);                                            \
+    return x == 0.0 ? x : s;                                                               \
+  }
+XP_SINCOS_SIGNED_ZERO(__private, private, "_Z6sincosdPd")
+XP_SINCOS_SIGNED_ZERO(__global, global, "_Z6sincosdPU3AS1d")
+XP_SINCOS_SIGNED_ZERO(__local, local, "_Z6sincosdPU3AS3d")
+// libclc's vector tan and sincos of double do not call the scalar ones: these do.
+#define XP_ELEMENTWISE1(name, V, n)                      \
+  V CNFN name(V x) {                                     \
+    V r;                                                 \
+    for (int i = 0; i < n; ++i) r[i] = name(x[i]);       \
+    return r;                                            \
+  }
+#define XP_SINCOS_VECTOR(V, n, AS)                       \
+  V OVL sincos(V x, AS V *c) {                           \
+    V s, k;                                              \
+    for (int i = 0; i < n; ++i) {                        \
+      double t;                                          \
+      s[i] = sincos(x[i], &t);                           \
+      k[i] = t;                                          \
+    }                                                    \
+    *c = k;                                              \
+    return s;                                            \
+  }
+#define XP_SIGNED_ZERO_VECTORS(V, n)                                                   \
+  XP_ELEMENTWISE1(tan, V, n) XP_SINCOS_VECTOR(V, n, __private)                         \
+  XP_SINCOS_VECTOR(V, n, __global) XP_SINCOS_VECTOR(V, n, __local)
+XP_SIGNED_ZERO_VECTORS(double2, 2) XP_SIGNED_ZERO_VECTORS(double3, 3)
+XP_SIGNED_ZERO_VECTORS(double4, 4) XP_SIGNED_ZERO_VECTORS(double8, 8)
+XP_SIGNED_ZERO_VECTORS(double16, 16)
+#endif
+
+// libclc's vector remainder does not call the scalar one: this does.
+#define XP_REMAINDER_VECTORS(T) XP_ELEMENTWISE2(remainder, T##2, 2)                          \
+  XP_ELEMENTWISE2(remainder, T##3, 3) XP_ELEMENTWISE2(remainder, T##4, 4)                    \
+  XP_ELEMENTWISE2(remainder, T##8, 8) XP_ELEMENTWISE2(remainder, T##16, 16)
+XP_REMAINDER_VECTORS(float) XP_REMAINDER_VECTORS(double)

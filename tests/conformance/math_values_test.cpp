@@ -1,0 +1,276 @@
+// Math builtins of float and double against host references within OpenCL's ulp limits
+// (OpenCL C 3.0, 7.4, full profile), special values exact: one kernel per type computes every
+// function of tests/kernels/math_values.cl on special values, pairs of them, and random values
+// of several ranges. The references are glibc's long double functions, computed on the host
+// from the same inputs: independent of every device's library (libclc, libdevice, libmvec).
+// Vector forms give, lane by lane, the scalar form's result on the same device.
+#include "device_param.hpp"
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <set>
+#include <sstream>
+#include <vector>
+
+namespace xpurt::test {
+namespace {
+
+using Ref = long double (*)(long double, long double);
+
+// sinpi and cospi from the nearest multiple of 1/2, n / 2, and the rest t (|t| <= 1/4, exact):
+// sin and cos of pi t keep their precision where the result is near 0. Exact at integers and
+// half-integers, as OpenCL requires: sinpi(n) is +0 for a positive integer n and -0 for a
+// negative one, cospi(n + 0.5) is +0.
+constexpr long double kPi = 3.14159265358979323846264338327950288L;
+long double sinpiRef(long double x, long double) {
+  if (std::isinf(x) || std::isnan(x)) return NAN;
+  long double r = std::fmod(std::fabs(x), 2.0L);  // exact
+  int n = int(std::nearbyint(r * 2));
+  long double t = r - n / 2.0L, s = std::sin(kPi * t), c = std::cos(kPi * t);
+  long double v = n % 4 == 0 ? s : n % 4 == 1 ? c : n % 4 == 2 ? -s : -c;
+  if (r == 0 || r == 1) v = 0;
+  return std::signbit(x) ? -v : v;
+}
+long double cospiRef(long double x, long double) {
+  if (std::isinf(x) || std::isnan(x)) return NAN;
+  long double r = std::fmod(std::fabs(x), 2.0L);
+  int n = int(std::nearbyint(r * 2));
+  long double t = r - n / 2.0L, s = std::sin(kPi * t), c = std::cos(kPi * t);
+  if (r == 0.5L || r == 1.5L) return 0.0L;
+  return n % 4 == 0 ? c : n % 4 == 1 ? -s : n % 4 == 2 ? -c : s;
+}
+
+struct Function {
+  const char *name;
+  Ref ref;
+  double floatUlps, doubleUlps;  // < 0: OpenCL sets no limit (checked loosely, see below)
+  bool twoArgs = false;
+};
+
+#define XP_REF1(fn) [](long double x, long double) -> long double { return std::fn(x); }
+#define XP_REF2(fn) [](long double x, long double y) -> long double { return std::fn(x, y); }
+
+// The order of math_values.cl's XP_FUNCTIONS; sincos's two results last.
+const Function kFunctions[] = {
+    {"sin", XP_REF1(sin), 4, 4},
+    {"cos", XP_REF1(cos), 4, 4},
+    {"tan", XP_REF1(tan), 5, 5},
+    {"asin", XP_REF1(asin), 4, 4},
+    {"acos", XP_REF1(acos), 4, 4},
+    {"atan", XP_REF1(atan), 5, 5},
+    {"sinh", XP_REF1(sinh), 4, 4},
+    {"cosh", XP_REF1(cosh), 4, 4},
+    {"tanh", XP_REF1(tanh), 5, 5},
+    {"asinh", XP_REF1(asinh), 4, 4},
+    {"acosh", XP_REF1(acosh), 4, 4},
+    {"atanh", XP_REF1(atanh), 5, 5},
+    {"exp", XP_REF1(exp), 3, 3},
+    {"exp2", XP_REF1(exp2), 3, 3},
+    {"exp10", [](long double x, long double) { return ::exp10l(x); }, 3, 3},
+    {"expm1", XP_REF1(expm1), 3, 3},
+    {"log", XP_REF1(log), 3, 3},
+    {"log2", XP_REF1(log2), 3, 3},
+    {"log10", XP_REF1(log10), 3, 3},
+    {"log1p", XP_REF1(log1p), 2, 2},
+    {"cbrt", XP_REF1(cbrt), 2, 2},
+    {"erf", XP_REF1(erf), 16, 16},
+    {"erfc", XP_REF1(erfc), 16, 16},
+    {"lgamma", XP_REF1(lgamma), -1, -1},
+    {"tgamma", XP_REF1(tgamma), 16, 16},
+    {"sinpi", sinpiRef, 4, 4},
+    {"cospi", cospiRef, 4, 4},
+    {"round", XP_REF1(round), 0, 0},
+    {"rint", XP_REF1(nearbyint), 0, 0},  // the host rounds to nearest even, as rint must
+    {"trunc", XP_REF1(trunc), 0, 0},
+    {"floor", XP_REF1(floor), 0, 0},
+    {"ceil", XP_REF1(ceil), 0, 0},
+    {"atan2", XP_REF2(atan2), 6, 6, true},
+    {"pow", XP_REF2(pow), 16, 16, true},
+    {"hypot", XP_REF2(hypot), 4, 4, true},
+    {"fmod", XP_REF2(fmod), 0, 0, true},
+    {"remainder", XP_REF2(remainder), 0, 0, true},
+    {"fdim", XP_REF2(fdim), 0.5, 0.5, true},  // correctly rounded
+    {"copysign", XP_REF2(copysign), 0, 0, true},
+    {"sincos (sin)", XP_REF1(sin), 4, 4},
+    {"sincos (cos)", XP_REF1(cos), 4, 4},
+};
+constexpr size_t kCount = std::size(kFunctions);
+
+// Whether a device result is within `ulps` of the exact value (OpenCL's measure: the error
+// over the ulp of T at the exact value; below T's smallest normal, the smallest subnormal's
+// scale). NaN must be NaN; infinities, zeros (with their signs) and results that round to an
+// infinity must be exact. With no limit, within 2^-10 relative, or 2^-12 absolute near a zero.
+template <class T>
+bool within(long double exact, T result, double ulps, double *error) {
+  using L = std::numeric_limits<T>;
+  *error = 0;
+  T rounded = static_cast<T>(exact);
+  if (std::isnan(exact)) return std::isnan(result);
+  if (std::isnan(result)) return false;
+  if (std::isinf(rounded) || exact == 0)
+    return result == rounded && std::signbit(result) == std::signbit(rounded);
+  if (std::isinf(result)) return false;
+  long double diff = std::fabs(static_cast<long double>(result) - exact);
+  if (ulps < 0) {
+    *error = double(diff);
+    return diff <= std::max(std::fabs(exact) / 1024, 1.0L / 4096);
+  }
+  int exponent = std::max(std::ilogb(exact), L::min_exponent - 1);
+  *error = double(diff / std::ldexp(1.0L, exponent - (L::digits - 1)));
+  return *error <= ulps;
+}
+
+template <class T>
+std::string show(T v) {
+  std::ostringstream s;
+  s.precision(std::numeric_limits<T>::max_digits10);
+  s << v;
+  if (std::isfinite(v)) s << " (" << std::hexfloat << v << ")";
+  return s.str();
+}
+
+// Special values, every pair of them (for the two-argument functions), then random values:
+// uniform in [-1, 1], [-10, 10] and [-1000, 1000], and of any magnitude with either sign.
+template <class T>
+void makeInputs(std::vector<T> &x, std::vector<T> &y) {
+  using L = std::numeric_limits<T>;
+  const T specials[] = {0,
+                        -T(0),
+                        L::infinity(),
+                        -L::infinity(),
+                        L::quiet_NaN(),
+                        1,
+                        -1,
+                        T(0.5),
+                        T(-0.5),
+                        2,
+                        -2,
+                        3,
+                        T(-3.5),
+                        L::denorm_min(),
+                        -L::denorm_min(),
+                        L::min(),
+                        -L::min(),
+                        L::max(),
+                        -L::max(),
+                        T(1.5707963267948966),
+                        T(-3.141592653589793),
+                        T(100),
+                        T(-1e10),
+                        T(0.999)};
+  for (T a : specials)
+    for (T b : specials) {
+      x.push_back(a);
+      y.push_back(b);
+    }
+  std::mt19937_64 random(2026);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  std::uniform_real_distribution<double> scale(L::min_exponent, L::max_exponent);
+  auto draw = [&](int kind) -> T {
+    switch (kind) {
+      case 0:
+        return T(unit(random));
+      case 1:
+        return T(10 * unit(random));
+      case 2:
+        return T(1000 * unit(random));
+      default:
+        return T(std::copysign(std::ldexp(1 + std::fabs(unit(random)), int(scale(random)) - 1),
+                               unit(random)));
+    }
+  };
+  while (x.size() % 64 != 0 || x.size() < 4096) {
+    int kind = int(x.size() % 4);
+    x.push_back(draw(kind));
+    y.push_back(draw(kind == 3 ? int(random() % 3) : kind));
+  }
+}
+
+class MathValuesTest : public DeviceTest {
+ protected:
+  Module kernels{device, "xpurt_test_math_values"};
+
+  // Runs kernel `name` over x and y (`lanes` inputs a work-item) and returns its outputs, in
+  // the scalar kernel's order: out[input * kCount + function].
+  template <class T>
+  std::vector<T> run(const char *name, const std::vector<T> &x, const std::vector<T> &y,
+                     size_t lanes) {
+    std::vector<T> xs = x, ys = y, out(x.size() * kCount, T(-7));
+    Array<T> xa(device, xs), ya(device, ys), oa(device, out);
+    queue.copyToDevice(xa);
+    queue.copyToDevice(ya);
+    uint32_t items = uint32_t(x.size() / lanes);
+    queue.launch(Kernel(kernels, name), Range(items), {xa, ya, oa, items});
+    queue.copyToHost(oa);
+    queue.sync();
+    if (lanes == 1) return out;
+    std::vector<T> ordered(out.size());
+    for (size_t i = 0; i < items; ++i)
+      for (size_t f = 0; f < kCount; ++f)
+        for (size_t l = 0; l < lanes; ++l)
+          ordered[(i * lanes + l) * kCount + f] = out[(i * kCount + f) * lanes + l];
+    return ordered;
+  }
+
+  template <class T>
+  void check(const char *scalarKernel, const char *vectorKernel, size_t lanes) {
+    std::vector<T> x, y;
+    makeInputs(x, y);
+    std::vector<T> scalar = run(scalarKernel, x, y, 1);
+    std::vector<T> vector = run(vectorKernel, x, y, lanes);
+    bool isFloat = std::is_same_v<T, float>;
+    for (size_t f = 0; f < kCount; ++f) {
+      const Function &fn = kFunctions[f];
+      bool twoArgs = fn.twoArgs;
+      double limit = isFloat ? fn.floatUlps : fn.doubleUlps;
+      int wrong = 0, differing = 0;
+      double worst = 0;
+      // By bits (NaN included): the special values repeat for the one-argument functions.
+      std::set<std::pair<uint64_t, uint64_t>> reported;
+      for (size_t i = 0; i < x.size(); ++i) {
+        long double exact = fn.ref(x[i], y[i]);
+        T got = scalar[i * kCount + f];
+        double error = 0;
+        std::pair<uint64_t, uint64_t> input{0, 0};
+        std::memcpy(&input.first, &x[i], sizeof(T));
+        if (twoArgs) std::memcpy(&input.second, &y[i], sizeof(T));
+        if (!within(exact, got, limit, &error) && ++wrong && reported.size() < 4 &&
+            reported.insert(input).second) {
+          ADD_FAILURE() << fn.name << "(" << show(x[i])
+                        << (twoArgs ? ", " + show(y[i]) : std::string()) << ") on "
+                        << GetParam().name << ": " << show(got) << ", exact "
+                        << show(static_cast<T>(exact)) << " (" << error << " off; limit " << limit
+                        << " ulp)";
+        }
+        if (std::isfinite(error)) worst = std::max(worst, error);
+        T lane = vector[i * kCount + f];
+        bool same =
+            std::memcmp(&lane, &got, sizeof(T)) == 0 || (std::isnan(lane) && std::isnan(got));
+        if (!same && ++differing <= 2)
+          ADD_FAILURE() << fn.name << " on a vector of " << lanes << ", lane " << i % lanes
+                        << " (input " << show(x[i]) << "): " << show(lane) << ", the scalar "
+                        << show(got);
+      }
+      EXPECT_EQ(wrong + differing, 0)
+          << fn.name << " on " << GetParam().name << ": " << wrong << " of " << x.size()
+          << " results out of bounds (worst " << worst << " ulp), " << differing
+          << " vector lanes unlike the scalar";
+    }
+  }
+};
+
+TEST_P(MathValuesTest, FloatWithinOpenClUlpLimits) {
+  check<float>("math_float", "math_float16", 16);
+}
+
+TEST_P(MathValuesTest, DoubleWithinOpenClUlpLimits) {
+  check<double>("math_double", "math_double4", 4);
+}
+
+XPURT_INSTANTIATE_CONFORMANCE(MathValuesTest);
+
+}  // namespace
+}  // namespace xpurt::test
