@@ -1,13 +1,14 @@
 #!/bin/sh
 # A large vector math builtin compiles to one scalar function that its PTX calls once per
-# element (runtime/cuda/nvptx_vector_math.cpp), not to one inlined copy per element; a small
-# one stays inlined.
-#   check_vector_math_ptx.sh XPURT_COMPILE MODULE WORK
+# element, not to one inlined copy per element; a small one stays inlined. With libclc's math
+# (runtime/cuda/nvptx_vector_math.cpp) and, where the build found libdevice (LIBDEVICE is
+# "libdevice"), with libdevice's (runtime/cuda/builtins/libdevice_math.cl).
+#   check_vector_math_ptx.sh XPURT_COMPILE MODULE WORK [LIBDEVICE]
 set -eu
-compile=$1 module=$2 work=$3
+compile=$1 module=$2 work=$3 libdevice=${4:-}
 mkdir -p "$work"
 ptx="$work/vector_math.ptx"
-"$compile" --target ptx -o "$ptx" "$module" >/dev/null
+XPURT_LIBDEVICE=none "$compile" --target ptx -o "$ptx" "$module" >/dev/null
 # The PTX of a call names its callee on a line of its own: "\t_Z6lgammad, ".
 calls() { awk "/^\.visible \.entry $2\(/,/^}/" "$ptx" | grep -cE "^[[:space:]]*$1,[[:space:]]*$" || true; }
 functions() { grep -cE "^\.func .*[[:space:]]$1\($" "$ptx" || true; }
@@ -27,4 +28,11 @@ check "scalar sincos functions" "$(echo "$sincos" | grep -c . || true)" 1
 [ -z "$sincos" ] || check "calls of $sincos (sincos of a float4)" "$(calls "$sincos" sincos_float4)" 4
 check "functions for fabs (inlined)" "$(grep -cE "^\.func .*fabs" "$ptx" || true)" 0
 check "calls in fabs_float4" "$(awk '/^\.visible \.entry fabs_float4\(/,/^}/' "$ptx" | grep -c "call" || true)" 0
+if [ "$libdevice" = libdevice ]; then
+  "$compile" --target ptx -o "$ptx" "$module" >/dev/null
+  echo "with libdevice:"
+  check "functions xp_lgamma_double" "$(functions xp_lgamma_double)" 1
+  check "calls of xp_lgamma_double (lgamma of a double16)" "$(calls xp_lgamma_double lgamma_double16)" 16
+  check "calls in fabs_float4" "$(awk '/^\.visible \.entry fabs_float4\(/,/^}/' "$ptx" | grep -c "call" || true)" 0
+fi
 exit $fail
