@@ -24,6 +24,7 @@ Compiler findCompiler(std::string_view backend) {
   // Not a backend: SPIRV-Tools' linker, isolated as compilers are (xpurtLinkModules).
   if (backend == kSpirvLinker) return &spirv::linkPackedModules;
   if (backend == "cpu") return &cpu::compileSpirvForCpuSerialized;
+  if (backend == cpu::kCpuScalarCompiler) return &cpu::compileSpirvForCpuScalarSerialized;
   // The Level Zero driver compiles; xpurt only reflects the kernels' signatures.
   if (backend == "level_zero") return &spirv::reflectKernelsSerialized;
   // SPIR-V to PTX, one compiler per PTX target ("cuda_sm_80").

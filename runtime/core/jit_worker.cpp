@@ -285,11 +285,12 @@ std::string runWorker(const std::string &program, const std::string &request,
          "module '{}': the JIT worker's answer grew past {} bytes; it was stopped", name,
          kMaxAnswerBytes);
   if (statusKnown && WIFSIGNALED(status))
-    fail(XPURT_ERROR_INVALID_MODULE,
-         "module '{}' could not be {}: the JIT worker process {} died of {}{}. This "
-         "process is unaffected; the module is malformed in a way the checks before "
-         "translation do not catch (or LLVM has a bug)",
-         name, job.ed, job.process, signalName(WTERMSIG(status)), stderrNote(errors));
+    throw WorkerCrashed(
+        XPURT_ERROR_INVALID_MODULE,
+        fmt::format("module '{}' could not be {}: the JIT worker process {} died of {}{}. This "
+                    "process is unaffected; the module is malformed in a way the checks before "
+                    "translation do not catch (or LLVM has a bug)",
+                    name, job.ed, job.process, signalName(WTERMSIG(status)), stderrNote(errors)));
   if (statusKnown && WIFEXITED(status) && WEXITSTATUS(status) != 0)
     fail(XPURT_ERROR_INVALID_MODULE,
          "module '{}' could not be {}: the JIT worker process {} exited with status {}{}. "

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "backend.hpp"
+#include "error.hpp"
 
 #include <xpurt/xpurt.h>
 
@@ -29,6 +30,13 @@ inline constexpr std::string_view kSpirvLinker = "spirv_link";
 
 // The compiler of the backend of that name in this build, or null (runtime/api/backend_list.cpp).
 Compiler findCompiler(std::string_view backend);
+
+// What compileInWorker throws where the worker process died of a signal (a crash of LLVM's,
+// or of the compiler's on a malformed module).
+class WorkerCrashed : public Error {
+ public:
+  using Error::Error;
+};
 
 // Runs the compiler of `backend` in a worker process unless XPURT_JIT_ISOLATION=off (or the
 // worker program is missing: then in this process, with a warning); returns its bytes.

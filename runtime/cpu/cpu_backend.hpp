@@ -17,5 +17,10 @@ std::unique_ptr<core::Backend> createCpuBackend();
 std::string compileSpirvForCpuSerialized(const std::vector<uint32_t> &words,
                                          const std::string &name,
                                          const core::ModuleOptions &options);
+// The same with work-items one at a time, never vectorised across (kCpuScalarCompiler).
+std::string compileSpirvForCpuScalarSerialized(const std::vector<uint32_t> &words,
+                                               const std::string &name,
+                                               const core::ModuleOptions &options);
+inline constexpr std::string_view kCpuScalarCompiler = "cpu_scalar";
 
 }  // namespace xpurt::cpu

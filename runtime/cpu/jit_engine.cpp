@@ -53,6 +53,10 @@ JitEngine::JitEngine() : layout_("") {
     core::fail(XPURT_ERROR_UNKNOWN, "the LLVM JIT could not start: {}",
                llvm::toString(jit.takeError()));
   jit_ = std::move(*jit);
+  // What failed to link (a symbol not found, say) comes to the session, not to the lookup that
+  // asked for the code: kept for lookup to say.
+  jit_->getExecutionSession().setErrorReporter(
+      [](llvm::Error error) { lastLinkError() = llvm::toString(std::move(error)); });
   // Vectorised math calls go to glibc's libmvec; load it so the JIT can bind them.
   if (!dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL))
     core::log().warn("libmvec.so.1 could not be loaded; vector math will not be vectorised");
@@ -149,10 +153,18 @@ std::unique_ptr<JitEngine::Code> JitEngine::load(const std::string &object,
   return code;
 }
 
-void *JitEngine::Code::lookup(const std::string &symbol) {
+std::string &JitEngine::lastLinkError() {
+  thread_local std::string error;
+  return error;
+}
+
+void *JitEngine::Code::lookup(const std::string &symbol, std::string *why) {
+  lastLinkError().clear();
   auto found = engine_.jit_->lookup(dylib_, symbol);
   if (!found) {
-    core::log().error("JIT lookup of '{}': {}", symbol, llvm::toString(found.takeError()));
+    std::string error = llvm::toString(found.takeError());
+    core::log().error("JIT lookup of '{}': {}", symbol, error);
+    if (why) *why = lastLinkError().empty() ? error : lastLinkError();
     return nullptr;
   }
   return found->toPtr<void *>();

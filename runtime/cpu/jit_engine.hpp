@@ -32,7 +32,8 @@ class JitEngine {
   class Code {
    public:
     ~Code();
-    void *lookup(const std::string &symbol);  // null if absent
+    // Null if absent; then *why (if given) says what failed to link.
+    void *lookup(const std::string &symbol, std::string *why = nullptr);
 
    private:
     friend class JitEngine;
@@ -45,6 +46,8 @@ class JitEngine {
 
  private:
   JitEngine();
+  // This thread's last error of linking code into the process (the session reports them).
+  static std::string &lastLinkError();
   std::unique_ptr<llvm::TargetMachine> targetMachine_;
   std::mutex targetMutex_;  // the target machine is not safe to share between threads
   llvm::DataLayout layout_;

@@ -24,7 +24,7 @@ spirv::CheckedModule checkSpirvForCpu(std::span<const std::byte> bytes, const st
 }
 
 CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::string &name,
-                              const core::ModuleOptions &options) {
+                              const core::ModuleOptions &options, bool vectorize) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point mark = Clock::now();
   auto lap = [&] {  // milliseconds since the previous lap
@@ -44,7 +44,8 @@ CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::str
   CacheEntry entry;
   entry.kernels.kernels = spirv::reflectKernels(*module);
   double read = lap();
-  unsigned width = workItemVectorizerEnabled() ? vectorWidthFor(engine.cpuFeatures()) : 0;
+  unsigned width =
+      vectorize && workItemVectorizerEnabled() ? vectorWidthFor(engine.cpuFeatures()) : 0;
   WorkGroupFunctions built = buildWorkGroupFunctions(
       *module, entry.kernels.kernels, engine.dataLayout(), engine.triple(), name, width);
   entry.kernels.layouts = std::move(built.layouts);
@@ -76,6 +77,12 @@ std::string compileSpirvForCpuSerialized(const std::vector<uint32_t> &words,
                                          const std::string &name,
                                          const core::ModuleOptions &options) {
   return serializeEntry(compileSpirvForCpu(words, name, options));
+}
+
+std::string compileSpirvForCpuScalarSerialized(const std::vector<uint32_t> &words,
+                                               const std::string &name,
+                                               const core::ModuleOptions &options) {
+  return serializeEntry(compileSpirvForCpu(words, name, options, false));
 }
 
 }  // namespace xpurt::cpu

@@ -20,8 +20,9 @@ namespace xpurt::cpu {
 // Error); the validator's warnings are logged.
 spirv::CheckedModule checkSpirvForCpu(std::span<const std::byte> bytes, const std::string &name);
 
-// Translation, lowering, optimisation and code generation of checked words.
+// Translation, lowering, optimisation and code generation of checked words; work-items
+// vectorised where XPURT_CPU_VECTORIZE allows and `vectorize` is set.
 CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::string &name,
-                              const core::ModuleOptions &options);
+                              const core::ModuleOptions &options, bool vectorize = true);
 
 }  // namespace xpurt::cpu

@@ -5,6 +5,7 @@
 #include "core/jit_worker.hpp"
 #include "core/log.hpp"
 #include "core_share.hpp"
+#include "cpu_backend.hpp"
 #include "cpu_kernel.hpp"
 #include "jit_cache.hpp"
 #include "jit_engine.hpp"
@@ -14,6 +15,7 @@
 #include "tbb_hand_off.hpp"
 #include "work_group.hpp"
 #include "work_group_builder.hpp"
+#include "work_item_vectorizer.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/blocked_range2d.h>
@@ -104,6 +106,8 @@ void runWorkGroups(WorkGroupFunction fn, void *const *args, const core::NDRange 
     }
     ctx.workDim = r.workDim;
     ctx.localBytes = localBytes;
+    ctx.privateBytes = privateBytes;
+    ctx.stackTop = reinterpret_cast<uint64_t>(&ctx);  // in this frame, above the function's
     char *local = localBytes ? localMemory(localBytes) : nullptr;
     char *priv = privateBytes ? privateMemory(privateBytes) : nullptr;
     for (uint64_t ty = range.rows().begin(); ty < range.rows().end(); ++ty)
@@ -296,11 +300,15 @@ std::shared_ptr<CompiledModule> link(CacheEntry entry, const std::string &name) 
   compiled->code = JitEngine::instance().load(entry.object, name);
   for (const KernelInfo &k : entry.kernels.kernels) {
     if (entry.kernels.unavailable.count(k.name)) continue;
-    auto fn =
-        reinterpret_cast<WorkGroupFunction>(compiled->code->lookup(workGroupFunctionName(k.name)));
+    std::string why;
+    auto fn = reinterpret_cast<WorkGroupFunction>(
+        compiled->code->lookup(workGroupFunctionName(k.name), &why));
     if (!fn)
-      core::fail(XPURT_ERROR_UNKNOWN, "the JIT produced no code for kernel '{}' of '{}'", k.name,
-                 name);
+      core::fail(XPURT_ERROR_UNKNOWN,
+                 "kernel '{}' of '{}' could not be linked into the process ({}): it calls a "
+                 "function that neither the module, the OpenCL builtin library nor the process "
+                 "defines",
+                 k.name, name, why);
     compiled->functions[k.name] = fn;
   }
   compiled->kernels = std::move(entry.kernels);
@@ -347,7 +355,18 @@ core::Ref<core::Module> loadSpirvModule(core::Ref<core::Device> device,
     // Never compiled, so never cached: this path sees every load of such a module.
     if (checked.preamble.linkOnly())
       return core::makeRef<spirv::LinkOnlyModule>(std::move(device), name, checked.preamble);
-    entry = deserializeEntry(core::compileInWorker("cpu", checked.words, name, options));
+    std::string compiled;
+    try {
+      compiled = core::compileInWorker("cpu", checked.words, name, options);
+    } catch (const core::WorkerCrashed &e) {
+      // LLVM 15's x86 back end fails on some vector code of the work-item vectoriser's (16-bit
+      // elements on AVX-512: "Cannot select: v16i16 = X86ISD::VZEXT_MOVL"): compiled again
+      // without it, rather than refused.
+      if (!workItemVectorizerEnabled()) throw;
+      core::log().warn("{} Compiling it again with work-items one at a time", e.what());
+      compiled = core::compileInWorker(kCpuScalarCompiler, checked.words, name, options);
+    }
+    entry = deserializeEntry(compiled);
     if (!entry)
       core::fail(XPURT_ERROR_UNKNOWN, "module '{}': the JIT's compiled module is malformed", name);
     if (dir) writeCacheEntry(*dir, key, *entry);

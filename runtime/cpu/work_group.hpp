@@ -20,6 +20,10 @@ struct WorkGroupContext {
   uint32_t workDim;
   uint32_t divergent;   // set by the function: its work-items parted at a barrier
   uint64_t localBytes;  // the group's __local memory
+  // Where a work-item's private memory is: `priv` (below) of this many bytes, and the stack
+  // from the work-group function's stack pointer up to (not including) this address.
+  uint64_t privateBytes;
+  uint64_t stackTop;
 };
 
 // args[i] points to the value of argument i; for a __local pointer argument, to the uint64_t

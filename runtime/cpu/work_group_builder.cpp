@@ -315,7 +315,8 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
   auto linkLibrary = [&] {
     bool needed = false;
     for (const llvm::Function &f : m)
-      needed = needed || (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z"));
+      needed = needed || (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic() &&
+                          (f.getName().startswith("_Z") || f.getName().startswith("__")));
     if (needed && llvm::Linker::linkModules(m, loadBuiltinLibrary(m.getContext()),
                                             llvm::Linker::LinkOnlyNeeded))
       core::fail(XPURT_ERROR_UNKNOWN, "linking module '{}' with the OpenCL builtin library failed",

@@ -122,6 +122,24 @@ void replaceWorkItemCalls(const std::vector<llvm::BasicBlock *> &blocks, const C
       call->eraseFromParent();
       continue;
     }
+    if (mangled == kIsPrivate) {
+      // In the group's private memory, or in the stack below the caller of the work-group
+      // function: where this work-item's variables and those of the functions it calls are.
+      // A function that calls none keeps its variables in the 128 bytes below the stack
+      // pointer (x86-64's red zone): the stack begins there.
+      Value *p = b.CreatePtrToInt(call->getArgOperand(0), b.getInt64Ty());
+      Value *base = b.CreatePtrToInt(ctx.privateMemory, b.getInt64Ty());
+      Value *sp = b.CreateSub(b.CreatePtrToInt(b.CreateCall(llvm::Intrinsic::getDeclaration(
+                                                   call->getModule(), llvm::Intrinsic::stacksave)),
+                                               b.getInt64Ty()),
+                              b.getInt64(128));
+      Value *inside =
+          b.CreateOr(b.CreateICmpULT(b.CreateSub(p, base), ctx.privateBytes),
+                     b.CreateICmpULT(b.CreateSub(p, sp), b.CreateSub(ctx.stackTop, sp)));
+      call->replaceAllUsesWith(b.CreateZExt(inside, call->getType()));
+      call->eraseFromParent();
+      continue;
+    }
     if (mangled == kGroupRound) {
       call->replaceAllUsesWith(b.CreateLoad(b.getInt32Ty(), ctx.round));
       call->eraseFromParent();
@@ -280,7 +298,7 @@ void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &b
 
 bool answeredByLoops(const std::string &name) {
   return workItemFunctions().count(name) || name == kGroupScratch || name == kSubGroupSize ||
-         name == kIsLocal || name == kGroupRound;
+         name == kIsLocal || name == kIsPrivate || name == kGroupRound;
 }
 
 ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
@@ -301,6 +319,9 @@ ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
   v.workDim = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(i64, ctx, 18), "work.dim");
   static_assert(offsetof(WorkGroupContext, localBytes) == 19 * 8);
   v.localBytes = field(19, "local.bytes");
+  static_assert(offsetof(WorkGroupContext, stackTop) == 21 * 8);
+  v.privateBytes = field(20, "private.bytes");
+  v.stackTop = field(21, "stack.top");
   // The group's local and private memory come as noalias arguments of the work-group
   // function (see work_group.hpp): set by the caller.
   v.localMemory = nullptr;

@@ -17,8 +17,9 @@ inline constexpr const char *kWorkItemPrefix = "xpurt.wi.";
 // What the builtin library's collectives ask of the work-group function (collectives.cl).
 inline constexpr const char *kGroupScratch = "xpurt_group_scratch";
 inline constexpr const char *kSubGroupSize = "xpurt_sub_group_size";
-// Does a generic pointer point into the group's __local memory?
+// Does a generic pointer point into the group's __local memory, or a work-item's private one?
 inline constexpr const char *kIsLocal = "xpurt_is_local";
+inline constexpr const char *kIsPrivate = "xpurt_is_private";
 // Which run of a region this is (the collectives' tags).
 inline constexpr const char *kGroupRound = "xpurt_group_round";
 inline constexpr uint64_t kGroupScratchBytesPerItem = 128;
@@ -29,7 +30,7 @@ bool answeredByLoops(const std::string &name);
 // The fields of WorkGroupContext as the IR sees them.
 struct ContextValues {
   llvm::Value *groupId[3], *localSize[3], *enqueuedLocalSize[3], *globalSize[3], *globalOffset[3],
-      *numGroups[3], *workDim, *localMemory, *privateMemory, *localBytes;
+      *numGroups[3], *workDim, *localMemory, *privateMemory, *localBytes, *privateBytes, *stackTop;
   llvm::Value *groupScratch = nullptr;  // the collectives' exchange memory, if any
   llvm::Value *round = nullptr;         // i32 alloca: counts the runs of regions
   uint32_t subGroupSize = 0;

@@ -243,7 +243,8 @@ void Vectorizer::emitCall(llvm::CallBase &call) {
   bool workItem = name.consume_front(kWorkItemPrefix);
   if (workItem && s.kind == Shape::Varying) {
     // Per lane, a work-item function would answer for the first work-item.
-    if (name != kIsLocal) throw Unsupported{"a work-item function of a varying dimension"};
+    if (name != kIsLocal && name != kIsPrivate)
+      throw Unsupported{"a work-item function of a varying dimension"};
     return scalarize(call);
   }
   // A work-item function, or a call that touches no memory on uniform arguments: once, for

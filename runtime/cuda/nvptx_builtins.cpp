@@ -366,9 +366,13 @@ void widenNarrowSaturation(llvm::Module &m) {
   }
 }
 
+// Whether the module calls a builtin: a mangled OpenCL one, or one of the translator's
+// reserved names (__to_global and the like).
 bool usesLibrary(const llvm::Module &m) {
   for (const llvm::Function &f : m)
-    if (f.isDeclaration() && !f.use_empty() && f.getName().startswith("_Z")) return true;
+    if (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic() &&
+        (f.getName().startswith("_Z") || f.getName().startswith("__")))
+      return true;
   return false;
 }
 

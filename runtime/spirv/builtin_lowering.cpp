@@ -537,7 +537,14 @@ std::vector<llvm::Function *> defineMissingBuiltins(llvm::Module &m, bool before
   for (llvm::Function &f : m) {
     if (!f.isDeclaration() || f.use_empty() || f.isIntrinsic()) continue;
     auto mangled = demangle(f.getName());
-    if (!mangled) continue;  // not an OpenCL builtin: resolved by the JIT against the process
+    if (!mangled) {
+      // Not an OpenCL builtin: resolved by the JIT against the process, unless it is one of
+      // the SPIR-V reader's own builtins (__to_global, __spirv_...), which only the builtin
+      // library defines.
+      if (!beforeLibrary && (f.getName().startswith("__to_") || f.getName().startswith("__spirv_")))
+        missing.push_back(&f);
+      continue;
+    }
     Value *result = nullptr;
     auto body = bodies().find(mangled->name);
     auto *entry = llvm::BasicBlock::Create(m.getContext(), "entry", &f);

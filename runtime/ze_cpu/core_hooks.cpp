@@ -18,6 +18,7 @@ std::span<const BackendFactory> backendFactories() {
 // In-process compilation (XPURT_JIT_ISOLATION=off, or no worker program) uses the same
 // compiler as the worker process.
 Compiler findCompiler(std::string_view backend) {
+  if (backend == cpu::kCpuScalarCompiler) return &cpu::compileSpirvForCpuScalarSerialized;
   return backend == "cpu" ? &cpu::compileSpirvForCpuSerialized : nullptr;
 }
 

@@ -422,6 +422,22 @@ TEST_P(SpirvTest, PrintfWritesToTheProcessOutput) {
   EXPECT_EQ(results.hostPtr()[1], 0);
 }
 
+TEST_P(SpirvTest, GenericPointersCastToTheSpaceTheyPointInto) {
+  constexpr uint32_t kItems = 48;
+  std::vector<int> g(kItems, 0), out(3 * kItems, -1);
+  Array<int> gv(device, g), ov(device, out);
+  queue.launch(Kernel(spirv, "address_space_casts"), Range(kItems).local(16),
+               {gv, Arg::local(64 * sizeof(int)), ov});
+  queue.copyToHost(ov);
+  queue.sync();
+  for (uint32_t i = 0; i < kItems; ++i)
+    for (uint32_t space = 0; space < 3; ++space)
+      EXPECT_EQ(out[3 * i + space], i % 3 == space ? 1 : 0)
+          << "work-item " << i << ": a pointer to "
+          << (const char *[]){"global", "local", "private"}[i % 3] << " memory cast to "
+          << (const char *[]){"global", "local", "private"}[space];
+}
+
 TEST_P(SpirvTest, SpecializationConstantsThatDoNotFitAreRefused) {
   auto load = [&](uint32_t id, uint64_t value) {
     ModuleOptions options;

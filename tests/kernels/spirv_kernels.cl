@@ -208,3 +208,14 @@ kernel void gated_copy(volatile global const int *gate, global const int *in, gl
 kernel void add_int(global const int *in, global int *out, int add) {
   out[get_global_id(0)] = in[get_global_id(0)] + add;
 }
+
+// The checked casts of a generic pointer (OpGenericCastToPtrExplicit): work-item i casts a
+// pointer into global, local or private memory (i % 3) to each space; 1 where it is not NULL.
+kernel void address_space_casts(global int *g, local int *l, global int *out) {
+  int p = 1;
+  size_t i = get_global_id(0);
+  generic int *q = i % 3 == 0 ? (generic int *)(g + i) : i % 3 == 1 ? (generic int *)(l + 1) : &p;
+  out[3 * i] = to_global(q) != 0;
+  out[3 * i + 1] = to_local(q) != 0;
+  out[3 * i + 2] = to_private(q) != 0;
+}

@@ -1,6 +1,7 @@
 // Builtins libclc's NVPTX library lacks besides the collectives: get_fence, the async copies
 // and prefetch (libclc has none for half and 3-element vectors; these serve every type), half
-// vload/vstore, and scalar nextafter; and 64-bit rotate, which it gets wrong.
+// vload/vstore, scalar nextafter and the translator's __to_global and the like; and 64-bit
+// rotate, which it gets wrong.
 #include "cuda_builtins.h"
 
 // A generic pointer names __local memory when it points into the block's shared memory.
@@ -109,3 +110,16 @@ ulong OVL rotate(ulong x, ulong n) {
   return (x << c) | ((x >> (63u - c)) >> 1);
 }
 long OVL rotate(long x, long n) { return (long)rotate((ulong)x, (ulong)n); }
+
+// The checked casts of a generic pointer to a named address space (OpGenericCastToPtrExplicit,
+// OpenCL C's to_global, to_local and to_private): the pointer where PTX says it points into
+// that space, else NULL. Private memory is PTX's local space.
+__global char *__to_global(__generic char *p) {
+  return __nvvm_isspacep_global(p) ? (__global char *)p : NULL;
+}
+__local char *__to_local(__generic char *p) {
+  return __nvvm_isspacep_shared(p) ? (__local char *)p : NULL;
+}
+__private char *__to_private(__generic char *p) {
+  return __nvvm_isspacep_local(p) ? (__private char *)p : NULL;
+}

@@ -63,3 +63,17 @@ cl_mem_fence_flags OVL get_fence(const __generic void *p) {
 cl_mem_fence_flags OVL get_fence(__generic void *p) {
   return get_fence((const __generic void *)p);
 }
+
+// The checked casts of a generic pointer to a named address space (OpGenericCastToPtrExplicit,
+// OpenCL C's to_global, to_local and to_private): the pointer where it points into that space,
+// else NULL. Private memory is what the JIT answers xpurt_is_private for.
+int xpurt_is_private(const __generic void *p);
+__global char *__to_global(__generic char *p) {
+  return xpurt_is_local(p) || xpurt_is_private(p) ? NULL : (__global char *)p;
+}
+__local char *__to_local(__generic char *p) {
+  return xpurt_is_local(p) ? (__local char *)p : NULL;
+}
+__private char *__to_private(__generic char *p) {
+  return xpurt_is_private(p) ? (__private char *)p : NULL;
+}
