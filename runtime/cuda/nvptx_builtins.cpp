@@ -421,7 +421,8 @@ std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &n
     // corrects some of libclc's, which libdevice replaces too).
     if (libdeviceMath)
       for (llvm::Function &f : *libdeviceMath)
-        if (llvm::Function *mine = own->getFunction(f.getName()); mine && !mine->isDeclaration())
+        if (llvm::Function *mine = own->getFunction(f.getName());
+            mine && !mine->isDeclaration() && !f.isDeclaration() && !f.hasLocalLinkage())
           mine->deleteBody();
     link(std::move(own), "xpurt's CUDA builtin library");
     // After xpurt's library, whose half and native_ functions call the float ones.
