@@ -47,7 +47,12 @@ void prepareLaunch(const CudaDevice &device, const core::Command &cmd, KernelLau
       l.grid[d] = static_cast<uint32_t>(cmd.range.globalSize[d] / cmd.range.localSize[d]);
     }
   }
-  if (kernel.takesWorkDim()) l.params.push_back(&l.workDim);
+  if (cmd.type != core::Command::Type::Launch)
+    for (int d = 0; d < 3; ++d) l.globalOffset[d] = cmd.range.globalOffset[d];
+  if (kernel.takesLaunchValues()) {
+    l.params.push_back(&l.workDim);
+    for (uint64_t &offset : l.globalOffset) l.params.push_back(&offset);
+  }
   const CudaDeviceDescription &d = device.description();
   for (int i = 0; i < 3; ++i)
     if (l.grid[i] > d.maxGridSize[i])

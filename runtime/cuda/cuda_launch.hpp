@@ -21,6 +21,7 @@ struct KernelLaunch {
   std::vector<void *> pointers;
   std::vector<uint32_t> offsets;
   uint32_t workDim = 1;
+  uint64_t globalOffset[3] = {0, 0, 0};
 
   KernelLaunch() = default;
   KernelLaunch(const KernelLaunch &) = delete;  // params point into it

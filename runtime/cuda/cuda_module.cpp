@@ -125,12 +125,12 @@ uint64_t layoutLocalArguments(const core::KernelArgs &args, std::vector<uint32_t
 CudaModule::CudaModule(core::Ref<CudaDevice> device, std::string name, CUmodule handle,
                        std::map<std::string, core::KernelSignature> signatures,
                        std::map<std::string, std::string> unavailable,
-                       std::set<std::string> workDimKernels)
+                       std::set<std::string> launchValueKernels)
     : core::Module(std::move(device), std::move(name)),
       handle_(handle),
       signatures_(std::move(signatures)),
       unavailable_(std::move(unavailable)),
-      workDimKernels_(std::move(workDimKernels)) {}
+      launchValueKernels_(std::move(launchValueKernels)) {}
 
 CudaModule::~CudaModule() {
   try {
@@ -165,14 +165,14 @@ core::Ref<core::Kernel> CudaModule::createKernel(const std::string &kernelName) 
   std::optional<core::KernelSignature> signature;
   if (auto it = signatures_.find(kernelName); it != signatures_.end()) signature = it->second;
   return core::makeRef<CudaKernel>(core::Ref<CudaModule>(this), kernelName, function,
-                                   std::move(signature), workDimKernels_.count(kernelName) > 0);
+                                   std::move(signature), launchValueKernels_.count(kernelName) > 0);
 }
 
 CudaKernel::CudaKernel(core::Ref<CudaModule> module, std::string name, CUfunction function,
-                       std::optional<core::KernelSignature> signature, bool takesWorkDim)
+                       std::optional<core::KernelSignature> signature, bool takesLaunchValues)
     : core::Kernel(std::move(module), std::move(name), std::move(signature)),
       function_(function),
-      takesWorkDim_(takesWorkDim) {
+      takesLaunchValues_(takesLaunchValues) {
   int value = 0;
   if (cu().FuncGetAttribute(&value, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function) ==
       CUDA_SUCCESS)
@@ -274,7 +274,7 @@ core::Ref<core::Module> loadCudaSpirvModule(core::Ref<CudaDevice> device,
     core::log().warn("module '{}': kernel '{}' cannot run on {}: {}; its other kernels are usable",
                      name, kernel, device->label(), why);
   return core::makeRef<CudaModule>(std::move(device), name, module, std::move(signatures),
-                                   std::move(ptx->unavailable), std::move(ptx->workDimKernels));
+                                   std::move(ptx->unavailable), std::move(ptx->launchValueKernels));
 }
 
 core::Ref<core::Module> loadCudaNativeModule(core::Ref<CudaDevice> device,

@@ -19,7 +19,7 @@ class CudaModule final : public core::Module {
   CudaModule(core::Ref<CudaDevice> device, std::string name, CUmodule handle,
              std::map<std::string, core::KernelSignature> signatures,
              std::map<std::string, std::string> unavailable,
-             std::set<std::string> workDimKernels = {});
+             std::set<std::string> launchValueKernels = {});
   ~CudaModule() override;
 
   CUmodule handle() const { return handle_; }
@@ -30,18 +30,19 @@ class CudaModule final : public core::Module {
   CUmodule handle_;
   std::map<std::string, core::KernelSignature> signatures_;  // SPIR-V modules only
   std::map<std::string, std::string> unavailable_;           // kernel -> why
-  std::set<std::string> workDimKernels_;  // take the launch's work dimension last
+  std::set<std::string> launchValueKernels_;  // take the launch's work dimension and offset last
 };
 
 // A kernel: a CUfunction, which holds no launch state (arguments go with each launch), so
 // one serves every queue and thread.
 class CudaKernel final : public core::Kernel {
  public:
-  // takesWorkDim: the PTX kernel has one more parameter after the SPIR-V kernel's, the
-  // launch's work dimension (get_work_dim has no register on NVIDIA GPUs).
+  // takesLaunchValues: the PTX kernel has four more parameters after the SPIR-V kernel's, the
+  // launch's work dimension and global offset (get_work_dim and get_global_offset have no
+  // register on NVIDIA GPUs).
   CudaKernel(core::Ref<CudaModule> module, std::string name, CUfunction function,
-             std::optional<core::KernelSignature> signature, bool takesWorkDim = false);
-  bool takesWorkDim() const { return takesWorkDim_; }
+             std::optional<core::KernelSignature> signature, bool takesLaunchValues = false);
+  bool takesLaunchValues() const { return takesLaunchValues_; }
 
   CUfunction function() const { return function_; }
   uint32_t staticSharedBytes() const { return staticShared_; }
@@ -54,7 +55,7 @@ class CudaKernel final : public core::Kernel {
 
  private:
   CUfunction function_;
-  bool takesWorkDim_;
+  bool takesLaunchValues_;
   uint32_t maxThreads_ = 1024;  // per block, as the kernel's registers allow
   uint32_t staticShared_ = 0;
   std::mutex sharedMutex_;

@@ -184,8 +184,10 @@ void adaptLibdevice(llvm::Module &m, const std::set<std::string> &libdeviceFunct
           i.setHasAllowContract(true);
 }
 
-// Work-item functions libclc's NVPTX library lacks, from those it has; a CUDA launch has no
-// global offset and only whole work-groups.
+// Work-item functions libclc's NVPTX library lacks, from those it has; a CUDA launch has only
+// whole work-groups. get_global_offset reads the launch's offset, which the kernel's entry
+// stores in kGlobalOffsetName (see lowerKernels), and is defined wherever the module asks for
+// a global id: the CUDA builtin library's get_global_id calls it.
 void defineWorkItemExtras(llvm::Module &m) {
   llvm::LLVMContext &c = m.getContext();
   llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
@@ -199,30 +201,54 @@ void defineWorkItemExtras(llvm::Module &m) {
     f.setLinkage(llvm::GlobalValue::InternalLinkage);
     f.addFnAttr(llvm::Attribute::AlwaysInline);
   };
-  // linear id = (id2 * size1 + id1) * size0 + id0
-  auto linear = [&](llvm::IRBuilder<> &b, const char *id, const char *size) {
-    llvm::Value *r = b.CreateCall(query(id), {b.getInt32(2)});
+  // linear id = (id2 * size1 + id1) * size0 + id0, ids less `offset`'s (global ones)
+  auto linear = [&](llvm::IRBuilder<> &b, const char *id, const char *size, const char *offset) {
+    auto at = [&](int d) {
+      llvm::Value *v = b.CreateCall(query(id), {b.getInt32(d)});
+      return offset ? b.CreateSub(v, b.CreateCall(query(offset), {b.getInt32(d)})) : v;
+    };
+    llvm::Value *r = at(2);
     for (int d : {1, 0})
-      r = b.CreateAdd(b.CreateMul(r, b.CreateCall(query(size), {b.getInt32(d)})),
-                      b.CreateCall(query(id), {b.getInt32(d)}));
+      r = b.CreateAdd(b.CreateMul(r, b.CreateCall(query(size), {b.getInt32(d)})), at(d));
     b.CreateRet(r);
   };
+  bool globalIds = false;
+  for (const char *n :
+       {"_Z13get_global_idj", "_Z17get_global_offsetj", "_Z20get_global_linear_idv"})
+    if (llvm::Function *f = m.getFunction(n); f && f->isDeclaration() && !f->use_empty())
+      globalIds = true;
+  if (globalIds) {
+    auto *offsets = new llvm::GlobalVariable(
+        m, llvm::ArrayType::get(i64, 3), false, llvm::GlobalValue::InternalLinkage,
+        llvm::UndefValue::get(llvm::ArrayType::get(i64, 3)), kGlobalOffsetName, nullptr,
+        llvm::GlobalValue::NotThreadLocal, 3);
+    offsets->setAlignment(llvm::Align(8));
+    auto *f = llvm::cast<llvm::Function>(query("_Z17get_global_offsetj").getCallee());
+    auto *entry = llvm::BasicBlock::Create(c, "entry", f);
+    llvm::IRBuilder<> b(entry);
+    llvm::Value *inRange = b.CreateICmpULT(f->getArg(0), b.getInt32(3));
+    llvm::Value *index = b.CreateZExt(b.CreateSelect(inRange, f->getArg(0), b.getInt32(0)), i64);
+    llvm::Value *offset = b.CreateLoad(
+        i64, b.CreateInBoundsGEP(offsets->getValueType(), offsets, {b.getInt64(0), index}));
+    b.CreateRet(b.CreateSelect(inRange, offset, b.getInt64(0)));
+    // Not internal: the CUDA builtin library's get_global_id links to it.
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+  }
   for (llvm::Function &f : m) {
     if (!f.isDeclaration() || f.use_empty()) continue;
     llvm::StringRef n = f.getName();
-    if (n == "_Z17get_global_offsetj") {
-      define(f, [&](llvm::IRBuilder<> &b) { b.CreateRet(b.getInt64(0)); });
-    } else if (n == "_Z23get_enqueued_local_sizej") {
+    if (n == "_Z23get_enqueued_local_sizej") {
       define(f, [&](llvm::IRBuilder<> &b) {
         b.CreateRet(b.CreateCall(query("_Z14get_local_sizej"), {f.getArg(0)}));
       });
     } else if (n == "_Z20get_global_linear_idv") {
       define(f, [&](llvm::IRBuilder<> &b) {
-        linear(b, "_Z13get_global_idj", "_Z15get_global_sizej");
+        linear(b, "_Z13get_global_idj", "_Z15get_global_sizej", "_Z17get_global_offsetj");
       });
     } else if (n == "_Z19get_local_linear_idv") {
-      define(f,
-             [&](llvm::IRBuilder<> &b) { linear(b, "_Z12get_local_idj", "_Z14get_local_sizej"); });
+      define(f, [&](llvm::IRBuilder<> &b) {
+        linear(b, "_Z12get_local_idj", "_Z14get_local_sizej", nullptr);
+      });
     } else if (n == "_Z12get_work_dimv") {
       // CUDA has no register for it: the kernel's entry stores it (lowerKernels).
       define(f, [&](llvm::IRBuilder<> &b) {

@@ -35,16 +35,21 @@ llvm::GlobalVariable *dynamicShared(llvm::Module &m) {
   return g;
 }
 
-// The functions that read the launch's work dimension (get_work_dim's body), and their
-// callers, transitively.
-std::set<const llvm::Function *> workDimReaders(llvm::Module &m) {
+// The functions that read the launch's work dimension or global offset (get_work_dim's and
+// get_global_offset's bodies), and their callers, transitively.
+std::set<const llvm::Function *> launchValueReaders(llvm::Module &m) {
   std::set<const llvm::Function *> readers;
-  llvm::GlobalVariable *dim = m.getGlobalVariable(kWorkDimName, true);
-  if (!dim) return readers;
   std::vector<const llvm::Function *> work;
-  for (const llvm::User *u : dim->users())
-    if (auto *i = llvm::dyn_cast<llvm::Instruction>(u))
-      if (readers.insert(i->getFunction()).second) work.push_back(i->getFunction());
+  for (const char *name : {kWorkDimName, kGlobalOffsetName})
+    if (llvm::GlobalVariable *value = m.getGlobalVariable(name, true))
+      for (const llvm::User *u : value->users()) {
+        // The offset is read through a constant expression as often as not.
+        std::vector<const llvm::User *> users{u};
+        if (llvm::isa<llvm::ConstantExpr>(u)) users.assign(u->user_begin(), u->user_end());
+        for (const llvm::User *user : users)
+          if (auto *i = llvm::dyn_cast<llvm::Instruction>(user))
+            if (readers.insert(i->getFunction()).second) work.push_back(i->getFunction());
+      }
   while (!work.empty()) {
     const llvm::Function *f = work.back();
     work.pop_back();
@@ -57,10 +62,11 @@ std::set<const llvm::Function *> workDimReaders(llvm::Module &m) {
 
 // The PTX entry `info.name`: the kernel's parameters (__local pointers as i32 offsets into the
 // dynamic shared memory) passed on to its body, which becomes an ordinary function (kernels
-// may call kernels, and a PTX entry cannot be called); with `workDim`, one more i32 parameter,
-// the launch's work dimension, stored for get_work_dim.
+// may call kernels, and a PTX entry cannot be called); with `launchValues`, four more
+// parameters: the launch's work dimension (i32), stored for get_work_dim, and its global
+// offset (three i64), stored for get_global_offset.
 void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &info,
-                bool workDim) {
+                bool launchValues) {
   llvm::LLVMContext &c = m.getContext();
   if (info.args.size() != body.arg_size())
     core::fail(XPURT_ERROR_INVALID_MODULE,
@@ -71,18 +77,29 @@ void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &
   for (unsigned i = 0; i < body.arg_size(); ++i)
     params.push_back(info.args[i].kind == Kind::LocalPointer ? llvm::Type::getInt32Ty(c)
                                                              : body.getArg(i)->getType());
-  if (workDim) params.push_back(llvm::Type::getInt32Ty(c));
+  if (launchValues) {
+    params.push_back(llvm::Type::getInt32Ty(c));
+    params.insert(params.end(), 3, llvm::Type::getInt64Ty(c));
+  }
   auto *entry =
       llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(c), params, false),
                              llvm::GlobalValue::ExternalLinkage, info.name, m);
   entry->setCallingConv(llvm::CallingConv::PTX_Kernel);
   entry->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
-  if (workDim) {
-    llvm::Argument *dim = entry->getArg(static_cast<unsigned>(body.arg_size()));
+  if (launchValues) {
+    // Every work-item stores the same values: it reads back its own stores, whatever the order.
+    auto first = static_cast<unsigned>(body.arg_size());
+    llvm::Argument *dim = entry->getArg(first);
     dim->setName("xpurt_work_dim");
-    // Every work-item stores the same value: it reads back its own store, whatever the order.
-    b.CreateStore(dim, m.getGlobalVariable(kWorkDimName, true));
+    if (llvm::GlobalVariable *v = m.getGlobalVariable(kWorkDimName, true)) b.CreateStore(dim, v);
+    llvm::GlobalVariable *offsets = m.getGlobalVariable(kGlobalOffsetName, true);
+    for (unsigned d = 0; d < 3; ++d) {
+      llvm::Argument *offset = entry->getArg(first + 1 + d);
+      offset->setName("xpurt_global_offset");
+      if (offsets)
+        b.CreateStore(offset, b.CreateConstInBoundsGEP2_32(offsets->getValueType(), offsets, 0, d));
+    }
   }
   std::vector<llvm::Value *> args;
   for (unsigned i = 0; i < body.arg_size(); ++i) {
@@ -174,8 +191,8 @@ std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::Ker
       f.setComdat(nullptr);
     }
   }
-  std::set<const llvm::Function *> readers = workDimReaders(m);
-  std::set<std::string> takingWorkDim;
+  std::set<const llvm::Function *> readers = launchValueReaders(m);
+  std::set<std::string> takingLaunchValues;
   std::set<llvm::Function *> narrow;  // the entries of kernels that require sub-groups of 16
   for (const spirv::KernelInfo &info : kernels) {
     if (unavailable.count(info.name)) continue;
@@ -184,13 +201,13 @@ std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::Ker
       core::fail(XPURT_ERROR_INVALID_MODULE,
                  "module '{}': kernel '{}' vanished while compiling it to PTX",
                  m.getModuleIdentifier(), info.name);
-    bool workDim = readers.count(body) != 0;
-    if (workDim) takingWorkDim.insert(info.name);
-    buildEntry(m, *body, info, workDim);
+    bool launchValues = readers.count(body) != 0;
+    if (launchValues) takingLaunchValues.insert(info.name);
+    buildEntry(m, *body, info, launchValues);
     if (info.requiredSubGroupSize == 16) narrow.insert(m.getFunction(info.name));
   }
   specialiseSubGroupWidth(m, narrow);
-  return takingWorkDim;
+  return takingLaunchValues;
 }
 
 }  // namespace xpurt::cuda

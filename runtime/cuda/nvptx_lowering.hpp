@@ -30,7 +30,8 @@ std::unique_ptr<llvm::Module> retargetAddressSpaces(llvm::Module &spir, const st
 // it (loadLibdeviceMathLibrary), then libclc's NVPTX library where those have none
 // (their names differ from SPIR's where pointers are __constant or generic, so builtins are
 // matched by demangled signature), both linked lazily, then xpurt's target-neutral bodies.
-// get_work_dim reads kWorkDimName (see lowerKernels). Returns the builtins nobody provides.
+// get_work_dim reads kWorkDimName, get_global_offset kGlobalOffsetName (see lowerKernels).
+// Returns the builtins nobody provides.
 std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &name);
 
 // libclc's vector math functions hold one inlined copy of the scalar body per element (lgamma
@@ -54,9 +55,10 @@ llvm::Function *lowerPrintfToVprintf(llvm::Module &m);
 // Makes the available kernels PTX entry points named as the SPIR-V kernels, each taking the
 // kernel's parameters with __local pointers as i32 byte offsets into kDynamicSharedName;
 // everything else becomes internal, plain C calling convention. A kernel whose code
-// (transitively) calls get_work_dim takes one more parameter after those: the launch's work
-// dimension, an i32 (1, 2 or 3), which its entry stores in kWorkDimName. Returns the names of
-// those kernels. Sub-group functions get the sub-group size of the kernel that calls them.
+// (transitively) reads kWorkDimName or kGlobalOffsetName (get_work_dim, get_global_offset,
+// get_global_id) takes four more parameters after those: the launch's work dimension, an i32
+// (1, 2 or 3), and its global offset, three i64, which its entry stores there. Returns the
+// names of those kernels. Sub-group functions get the sub-group size of the kernel that calls them.
 std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
                                    const std::map<std::string, std::string> &unavailable);
 
@@ -68,7 +70,9 @@ inline constexpr const char *kSubGroupWidthName = "xpurt_cuda_sub_group_width";
 inline constexpr const char *kDynamicSharedName = "xpurt_dynamic_shared";
 
 // The launch's work dimension, an i32 in shared memory that every work-item of a kernel which
-// calls get_work_dim stores (all the same value) on entry.
+// calls get_work_dim stores (all the same value) on entry; and its global offset, three i64
+// stored the same way for get_global_offset (and get_global_id, which adds it).
 inline constexpr const char *kWorkDimName = "xpurt.work_dim";
+inline constexpr const char *kGlobalOffsetName = "xpurt.global_offset";
 
 }  // namespace xpurt::cuda

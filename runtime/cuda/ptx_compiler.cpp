@@ -39,8 +39,8 @@ namespace {
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 
 constexpr uint32_t kPtxMagic = 0x58505458;  // "XPTX"
-// 2: with workDimKernels.
-constexpr uint32_t kPtxFormat = 2;
+// 2: with the kernels that take the work dimension; 3: and the global offset.
+constexpr uint32_t kPtxFormat = 3;
 
 std::unique_ptr<llvm::TargetMachine> targetMachine(int sm, const std::string &name) {
   static std::once_flag once;
@@ -192,7 +192,7 @@ PtxModule compileSpirvToPtx(const std::vector<uint32_t> &words, const std::strin
           info.name, info.requiredSubGroupSize);
   for (const auto &[kernel, why] : result.unavailable)
     core::log().warn("module '{}': {}; its other kernels are usable", name, why);
-  result.workDimKernels = lowerKernels(*m, result.kernels, result.unavailable);
+  result.launchValueKernels = lowerKernels(*m, result.kernels, result.unavailable);
   expandFloatAtomics(*m, sm);
   keepActiveMasksInTheirBranches(*m);
   verify(*m, name, "before optimising");
@@ -222,8 +222,8 @@ std::string serializePtxModule(const PtxModule &module) {
     w.str(kernel);
     w.str(why);
   }
-  w.u32(static_cast<uint32_t>(module.workDimKernels.size()));
-  for (const std::string &kernel : module.workDimKernels) w.str(kernel);
+  w.u32(static_cast<uint32_t>(module.launchValueKernels.size()));
+  for (const std::string &kernel : module.launchValueKernels) w.str(kernel);
   return w.take();
 }
 
@@ -253,7 +253,7 @@ std::optional<PtxModule> deserializePtxModule(std::string_view bytes) {
   for (uint32_t k = 0; k < workDim; ++k) {
     std::string kernel = r.str();
     if (!r.ok()) return std::nullopt;
-    module.workDimKernels.insert(std::move(kernel));
+    module.launchValueKernels.insert(std::move(kernel));
   }
   if (!r.ok() || !r.atEnd()) return std::nullopt;
   return module;

@@ -6,11 +6,11 @@
 // The launch convention the CUDA backend follows: a kernel's parameters are those of the
 // SPIR-V kernel in order, except that a __local pointer parameter becomes a 32-bit byte offset
 // into the launch's dynamic shared memory (one `extern __shared__` block, 16-byte aligned),
-// which the runtime lays out and sizes; a kernel in PtxModule::workDimKernels takes one more
-// parameter after those, the launch's work dimension as a 32-bit integer. Sub-groups are warps
-// (32 work-items in local linear order); work-group collectives and get_work_dim use a few
-// hundred bytes of static shared memory, which counts against the block's shared memory
-// besides the dynamic part.
+// which the runtime lays out and sizes; a kernel in PtxModule::launchValueKernels takes four more
+// parameters after those: the launch's work dimension as a 32-bit integer and its global
+// offset as three 64-bit ones. Sub-groups are warps (32 work-items in local linear order);
+// work-group collectives, get_work_dim and the global offset use a few hundred bytes of static
+// shared memory, which counts against the block's shared memory besides the dynamic part.
 #pragma once
 
 #include "core/backend.hpp"
@@ -43,9 +43,9 @@ struct PtxModule {
   std::string ptx;                                 // the PTX text, for cuModuleLoadDataEx
   std::vector<spirv::KernelInfo> kernels;          // every kernel of the SPIR-V module
   std::map<std::string, std::string> unavailable;  // kernel -> why it is not in the PTX
-  // The kernels that take the launch's work dimension (get_work_dim) as one more parameter,
-  // an i32 (1, 2 or 3) after all of the kernel's own.
-  std::set<std::string> workDimKernels;
+  // The kernels that take the launch's work dimension (get_work_dim), an i32 (1, 2 or 3), and
+  // its global offset, three i64, as four more parameters after all of the kernel's own.
+  std::set<std::string> launchValueKernels;
 };
 
 // Throws an Error (INVALID_MODULE, naming the module) for what cannot be compiled. A kernel

@@ -70,6 +70,9 @@ TEST_P(SpirvTest, WorkItemFunctionsInOneTwoAndThreeDimensionsWithPartialGroupsAn
                {1, {64, 1, 1}, {16, 1, 1}, {5, 0, 0}},
                {2, {13, 7, 1}, {4, 3, 1}, {1, 2, 0}},
                {3, {5, 6, 7}, {2, 4, 3}, {3, 0, 1}},
+               // Offsets with whole groups, which every device runs.
+               {2, {12, 6, 1}, {4, 3, 1}, {1, 2, 0}},
+               {3, {4, 8, 6}, {2, 4, 3}, {3, 0, 1}},
                // Grids of enough groups that the CPU runs them in tiles of groups, with
                // partial tiles at the edges and, in 3-D, tiles that span two z planes.
                {2, {290, 182, 1}, {2, 2, 1}, {1, 0, 0}},

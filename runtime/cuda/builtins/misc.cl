@@ -73,8 +73,9 @@ XP_NEXTAFTER(float, int, 0x80000000u)
 XP_NEXTAFTER(double, long, 0x8000000000000000ul)
 
 // Work-item functions at any dimension: past the third, OpenCL gives sizes of 1 and ids of 0
-// (libclc's NVPTX versions read whatever register the index lands on). Whole work-groups and
-// no global offsets on CUDA: the enqueued local size is the local size, the offset 0.
+// (libclc's NVPTX versions read whatever register the index lands on). Whole work-groups on
+// CUDA: the enqueued local size is the local size. The global offset is the launch's, which
+// the PTX compiler defines get_global_offset to read (nvptx_builtins.cpp).
 static uint xp_ntid(uint d) {
   return d == 0 ? __nvvm_read_ptx_sreg_ntid_x()
                 : d == 1 ? __nvvm_read_ptx_sreg_ntid_y() : __nvvm_read_ptx_sreg_ntid_z();
@@ -97,9 +98,8 @@ size_t OVL get_num_groups(uint d) { return d < 3 ? xp_nctaid(d) : 1; }
 size_t OVL get_global_size(uint d) { return d < 3 ? (size_t)xp_ntid(d) * xp_nctaid(d) : 1; }
 size_t OVL get_local_id(uint d) { return d < 3 ? xp_tid(d) : 0; }
 size_t OVL get_group_id(uint d) { return d < 3 ? xp_ctaid(d) : 0; }
-size_t OVL get_global_offset(uint d) { return 0; }
 size_t OVL get_global_id(uint d) {
-  return d < 3 ? (size_t)xp_ctaid(d) * xp_ntid(d) + xp_tid(d) : 0;
+  return d < 3 ? (size_t)xp_ctaid(d) * xp_ntid(d) + xp_tid(d) + get_global_offset(d) : 0;
 }
 
 // rotate of a 64-bit integer: OpenCL takes the count modulo 64, which LLVM 15's NVPTX back end
