@@ -262,6 +262,45 @@ class MathValuesTest : public DeviceTest {
   }
 };
 
+// ldexp is exact, or rounded once where the result is subnormal: the host's is the reference.
+template <class T>
+void checkLdexp(Device &device, TaskQueue &queue, Module &kernels, const char *name) {
+  std::vector<T> x, y;
+  makeInputs(x, y);
+  const int scales[] = {-1100, -1075, -1074, -1060, -1022, -160, -150, -149, -140, -127,
+                        -126,  -1,    0,     1,     24,    127,  128,  1023, 1024, 2000};
+  std::vector<T> xs;
+  std::vector<int> ns;
+  for (size_t i = 0; i < x.size(); i += 7)
+    for (int n : scales) {
+      xs.push_back(x[i]);
+      ns.push_back(n);
+    }
+  std::vector<T> out(xs.size());
+  Array<T> xv(device, xs), ov(device, out);
+  Array<int> nv(device, ns);
+  queue.copyToDevice(xv);
+  queue.copyToDevice(nv);
+  queue.launch(Kernel(kernels, name), Range(uint32_t(xs.size())), {xv, nv, ov});
+  queue.copyToHost(ov);
+  queue.sync();
+  int wrong = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    T want = std::ldexp(xs[i], ns[i]);
+    bool same =
+        std::memcmp(&want, &out[i], sizeof(T)) == 0 || (std::isnan(want) && std::isnan(out[i]));
+    if (!same && ++wrong <= 4)
+      ADD_FAILURE() << "ldexp(" << show(xs[i]) << ", " << ns[i] << "): " << show(out[i])
+                    << ", exact " << show(want);
+  }
+  EXPECT_EQ(wrong, 0) << "ldexp: " << wrong << " of " << xs.size() << " results wrong";
+}
+
+TEST_P(MathValuesTest, LdexpIsExactIntoTheSubnormals) {
+  checkLdexp<float>(device, queue, kernels, "ldexp_float");
+  checkLdexp<double>(device, queue, kernels, "ldexp_double");
+}
+
 TEST_P(MathValuesTest, FloatWithinOpenClUlpLimits) {
   check<float>("math_float", "math_float16", 16);
 }

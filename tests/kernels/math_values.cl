@@ -45,3 +45,13 @@ XP_SCALAR(double)
 #define XP_VSTORE_TWO_4(name) vstore4(name(a, b), f++, o);
 XP_VECTOR(float, 16)
 XP_VECTOR(double, 4)
+
+// ldexp, which takes an int: work-item i scales x[i] by 2^n[i].
+kernel void ldexp_float(global const float *x, global const int *n, global float *out) {
+  size_t i = get_global_id(0);
+  out[i] = ldexp(x[i], n[i]);
+}
+kernel void ldexp_double(global const double *x, global const int *n, global double *out) {
+  size_t i = get_global_id(0);
+  out[i] = ldexp(x[i], n[i]);
+}

@@ -114,6 +114,11 @@ XP_NV(tgamma)
 static inline double xp_nv_tgamma_double(double x) { return __nv_tgamma(x); }
 XP_ONE_TYPE(tgamma, double)
 
+// ldexp of double: libclc's turns a NaN scaled far down into a finite number (xpurt's float
+// one, in spirv/builtins/math.cl, serves float).
+double __nv_ldexp(double, int);
+double CNFN ldexp(double x, int n) { return __nv_ldexp(x, n); }
+
 // One line a family.
 // clang-format off
 XP_ONE(sin) XP_ONE(cos) XP_ONE(tan) XP_ONE(asin) XP_ONE(acos) XP_ONE(atan)

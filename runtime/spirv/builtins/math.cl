@@ -169,6 +169,14 @@ float CNFN exp2(float x) {
   return p * as_float((uint)(k + 127) << 23);
 }
 
+// ldexp of float: libclc's flushes subnormal results to zero. x * 2^n in double is exact for
+// every float x and |n| <= 400 (beyond, the result is 0 or infinite anyway) and rounds once
+// to float.
+float CNFN ldexp(float x, int n) {
+  n = clamp(n, -400, 400);
+  return (float)((double)x * as_double((ulong)(n + 1023) << 52));
+}
+
 // sinpi and cospi: libclc gives -0 where OpenCL requires +0 (sinpi(1), cospi(0.5)). From the
 // nearest multiple n/2 of 1/2 and the exact rest t (|t| <= 1/4): sin and cos of pi t keep
 // their precision near the zeros. Float in double, rounded once.
@@ -324,6 +332,9 @@ XP_SIGNED_ZERO(tan, "_Z3tand")
 XP_SIGNED_ZERO(atan, "_Z4atand")
 XP_SIGNED_ZERO(expm1, "_Z5expm1d")
 XP_SIGNED_ZERO(erf, "_Z3erfd")
+// ldexp of double: libclc's turns a NaN scaled far down into a finite number.
+double xp_libclc_ldexp(double, int) __asm__("xpurt.libclc._Z5ldexpdi");
+double CNFN ldexp(double x, int n) { return isnan(x) ? x : xp_libclc_ldexp(x, n); }
 #define XP_SINCOS_SIGNED_ZERO(AS, suffix, mangled)                                         \
   double xp_libclc_sincos_##suffix(double, AS double *) __asm__("xpurt.libclc." mangled);  \
   double OVL sincos(double x, AS double *c) {                                              \
