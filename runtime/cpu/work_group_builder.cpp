@@ -313,12 +313,9 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
   spirv::defineMissingBuiltins(m, /*beforeLibrary=*/true);
   // Reading the library costs milliseconds: only when the kernels call a builtin it may have.
   auto linkLibrary = [&] {
-    bool needed = false;
-    for (const llvm::Function &f : m)
-      needed = needed || (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic() &&
-                          (f.getName().startswith("_Z") || f.getName().startswith("__")));
-    if (needed && llvm::Linker::linkModules(m, loadBuiltinLibrary(m.getContext()),
-                                            llvm::Linker::LinkOnlyNeeded))
+    if (spirv::callsLibraryBuiltins(m) &&
+        llvm::Linker::linkModules(m, loadBuiltinLibrary(m.getContext()),
+                                  llvm::Linker::LinkOnlyNeeded))
       core::fail(XPURT_ERROR_UNKNOWN, "linking module '{}' with the OpenCL builtin library failed",
                  name);
   };

@@ -392,16 +392,6 @@ void widenNarrowSaturation(llvm::Module &m) {
   }
 }
 
-// Whether the module calls a builtin: a mangled OpenCL one, or one of the translator's
-// reserved names (__to_global and the like).
-bool usesLibrary(const llvm::Module &m) {
-  for (const llvm::Function &f : m)
-    if (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic() &&
-        (f.getName().startswith("_Z") || f.getName().startswith("__")))
-      return true;
-  return false;
-}
-
 }  // namespace
 
 std::string libdeviceIdentity() {
@@ -416,7 +406,7 @@ std::string libdeviceIdentity() {
 std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &name) {
   defineWorkItemExtras(m);
   widenNarrowSaturation(m);
-  if (usesLibrary(m)) {
+  if (spirv::callsLibraryBuiltins(m)) {
     std::unique_ptr<llvm::Module> library = loadLibrary(m.getContext(), name);
     std::unique_ptr<llvm::Module> own = loadCudaBuiltinLibrary(m.getContext());
     std::unique_ptr<llvm::Module> libdevice = loadLibdevice(m.getContext());

@@ -532,6 +532,14 @@ void defineVectorizableMath(llvm::Module &m) {
   }
 }
 
+bool callsLibraryBuiltins(const llvm::Module &m) {
+  for (const llvm::Function &f : m)
+    if (f.isDeclaration() && !f.use_empty() && !f.isIntrinsic() &&
+        (f.getName().startswith("_Z") || f.getName().startswith("__")))
+      return true;
+  return false;
+}
+
 std::vector<llvm::Function *> defineMissingBuiltins(llvm::Module &m, bool beforeLibrary) {
   std::vector<llvm::Function *> missing;
   for (llvm::Function &f : m) {

@@ -22,6 +22,10 @@ bool redirectGenericPointers(llvm::Module &m);
 // builtin library.
 void defineVectorizableMath(llvm::Module &m);
 
+// Whether `m` calls a builtin that only a builtin library defines: a mangled OpenCL one, or a
+// name reserved to the implementation (the SPIR-V reader's __to_global and the like).
+bool callsLibraryBuiltins(const llvm::Module &m);
+
 // Gives a body to every used OpenCL builtin that is only declared in `m`. Before the library
 // is linked (beforeLibrary) it defines only what libclc leaves to its consumer anyway, so a
 // kernel that needs nothing else skips reading the library; after, it returns the builtins it
