@@ -125,9 +125,13 @@ XPURT_API XpurtResult xpurtDeviceGetInfo(XpurtDevice device, XpurtDeviceInfo *in
 /* What some devices do and others do not. */
 typedef enum XpurtDeviceFeature {
   /* A launch's global size need not be a multiple of its local size (the last work-group of a
-   * dimension may be partial, as in OpenCL 2.0). Level Zero devices run whole groups only. */
+   * dimension may be partial, as in OpenCL 2.0: get_local_size is the partial group's size,
+   * get_enqueued_local_size the launch's). Every device has it for SPIR-V kernels; CUDA and
+   * Level Zero devices run such a launch as up to 8 launches of whole groups, one per
+   * combination of full and partial groups in each dimension. */
   XPURT_FEATURE_PARTIAL_WORK_GROUPS = 1,
-  /* Launches may start at a global offset. */
+  /* Launches may start at a global offset (get_global_offset, added to get_global_id). Every
+   * device has it for SPIR-V kernels. */
   XPURT_FEATURE_GLOBAL_OFFSETS = 2
 } XpurtDeviceFeature;
 

@@ -83,10 +83,10 @@ XPURT_API XpurtResult xpurtDeviceHasFeature(XpurtDevice device, XpurtDeviceFeatu
     api::checkOut(supported, "supported");
     switch (feature) {
       case XPURT_FEATURE_PARTIAL_WORK_GROUPS:
-        *supported = !dev->uniformWorkGroupsOnly();
-        return;
       case XPURT_FEATURE_GLOBAL_OFFSETS:
-        *supported = dev->supportsGlobalOffsets();
+        // Every device runs both for SPIR-V kernels (CUDA and Level Zero as launches of whole
+        // groups: core/launch_parts.hpp).
+        *supported = true;
         return;
     }
     core::fail(XPURT_ERROR_INVALID_ARGUMENT,

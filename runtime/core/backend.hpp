@@ -147,10 +147,10 @@ class Device : public Object {
     (void)other;
     return true;
   }
-  // Whether every work-group of a launch must be whole (the global size a multiple of the
-  // local size), as on Level Zero; and whether launches may have a global offset.
-  virtual bool uniformWorkGroupsOnly() const { return false; }
-  virtual bool supportsGlobalOffsets() const { return true; }
+  // Whether a launch whose last work-group is partial costs more than one launch (the device
+  // runs it as several launches of whole groups, core::splitIntoWholeGroups): the runtime then
+  // prefers a local size that divides the global size where it chooses one.
+  virtual bool prefersWholeWorkGroups() const { return false; }
   // A SPIR-V module, its bytes not yet checked; name is for messages. Modules are found and
   // told apart by core::loadModule (module_loader.hpp), the same for every device.
   virtual Ref<Module> loadSpirv(std::span<const std::byte> bytes, const std::string &name,

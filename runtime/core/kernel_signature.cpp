@@ -78,7 +78,7 @@ void KernelSignature::checkArguments(const std::string &kernel, const KernelArgs
 }
 
 void KernelSignature::chooseLocalSize(const std::string &kernel, NDRange &range,
-                                      uint32_t preferredX, bool uniformOnly) const {
+                                      uint32_t preferredX, bool preferWhole) const {
   bool required = requiredLocalSize[0] != 0;
   for (uint32_t d = 0; d < 3; ++d) {
     uint64_t want = required ? requiredLocalSize[d] : 0;
@@ -86,9 +86,13 @@ void KernelSignature::chooseLocalSize(const std::string &kernel, NDRange &range,
     if (d >= range.workDim) local = want ? want : 1;
     if (local == 0) {
       local = want ? want : (d == 0 ? std::min<uint64_t>(range.globalSize[0], preferredX) : 1);
-      // A device that runs whole groups only gets the largest size that divides the range.
-      if (!want && uniformOnly)
-        while (local > 1 && range.globalSize[d] % local != 0) --local;
+      // Where partial groups cost launches: the largest size that divides the range, if it is
+      // at least half the preferred size; else the preferred size and a partial last group.
+      if (!want && preferWhole && range.globalSize[d] % local != 0) {
+        uint64_t divisor = local;
+        while (divisor > local / 2 && range.globalSize[d] % divisor != 0) --divisor;
+        if (range.globalSize[d] % divisor == 0) local = divisor;
+      }
     }
     if (want && local != want)
       fail(XPURT_ERROR_INVALID_ARGUMENT,
@@ -123,24 +127,11 @@ void Kernel::checkLaunch(const KernelArgs &args, NDRange &range) const {
   signature_->checkArguments(name_, args);
   checkDeviceLimits(args, range);
   const Device &device = module_->device();
-  bool uniformOnly = device.uniformWorkGroupsOnly();
   bool open = range.localSize[0] == 0 && range.localSize[1] == 0 && range.localSize[2] == 0;
   if (open && signature_->requiredLocalSize[0] == 0)
     if (auto suggested = suggestLocalSize(range)) range.localSize = *suggested;
-  signature_->chooseLocalSize(name_, range, device.defaultWorkGroupSize(), uniformOnly);
-  for (uint32_t d = 0; d < 3; ++d) {
-    if (uniformOnly && range.globalSize[d] % range.localSize[d] != 0)
-      fail(XPURT_ERROR_UNSUPPORTED,
-           "kernel '{}': a global size of {} in dimension {} is not a multiple of the local "
-           "size {}; {} runs whole work-groups only: round the global size up to a multiple "
-           "and test the index in the kernel, or leave the local size to the runtime",
-           name_, range.globalSize[d], d, range.localSize[d], device.label());
-    if (range.globalOffset[d] != 0 && !device.supportsGlobalOffsets())
-      fail(XPURT_ERROR_UNSUPPORTED,
-           "kernel '{}': {} cannot launch with a global offset; pass the offset as an "
-           "argument instead",
-           name_, device.label());
-  }
+  signature_->chooseLocalSize(name_, range, device.defaultWorkGroupSize(),
+                              device.prefersWholeWorkGroups());
 }
 
 NDRange Kernel::taskRange(const std::array<uint32_t, 3> &dims) const {

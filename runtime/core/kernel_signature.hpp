@@ -37,10 +37,10 @@ struct KernelSignature {
   // Throws INVALID_ARGUMENT naming the first argument that does not match its parameter.
   void checkArguments(const std::string &kernel, const KernelArgs &args) const;
   // Fills in the local sizes the launch left to the runtime (0): the required size, else
-  // up to preferredX work-items in x (uniformOnly: the most that divides the global size) and
-  // 1 elsewhere; refuses a size the kernel forbids.
+  // up to preferredX work-items in x (preferWhole: a size that divides the global size where
+  // one of at least half as many does) and 1 elsewhere; refuses a size the kernel forbids.
   void chooseLocalSize(const std::string &kernel, NDRange &range, uint32_t preferredX,
-                       bool uniformOnly = false) const;
+                       bool preferWhole = false) const;
   // The ISPCRT model of a task launch: one work-group per task, of the required size or else
   // programCount work-items in x.
   NDRange taskRange(const std::array<uint32_t, 3> &dims, uint32_t programCount) const;

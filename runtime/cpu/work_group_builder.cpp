@@ -83,7 +83,9 @@ KernelLayout buildWorkGroupFunction(llvm::Module &m, llvm::Function &kernel,
     } else if (info.args[i].kind == spirv::KernelArg::Kind::LocalPointer) {
       v = b.CreateInBoundsGEP(b.getInt8Ty(), ctx.localMemory, b.CreateLoad(i64, slot));
     } else {
-      v = b.CreateLoad(a.getType(), slot);
+      // Argument values are 8-byte aligned (core::KernelArgs); a long16's ABI asks for 128.
+      llvm::Align abi = m.getDataLayout().getABITypeAlign(a.getType());
+      v = b.CreateAlignedLoad(a.getType(), slot, std::min(abi, llvm::Align(8)));
     }
     if (v->getType() != a.getType()) v = b.CreatePointerBitCastOrAddrSpaceCast(v, a.getType());
     args.push_back(v);

@@ -59,9 +59,9 @@ class CudaDevice final : public core::Device {
   // A task of an ISPCRT-style launch is one block of a warp's 32 threads.
   uint32_t programCount() const override { return 32; }
   uint32_t defaultWorkGroupSize() const override { return 256; }
-  // Grids are whole blocks; a global offset goes to the kernel with its arguments
-  // (PtxModule::launchValueKernels).
-  bool uniformWorkGroupsOnly() const override { return true; }
+  // Grids are whole blocks: a partial last work-group is a launch of its own; the offset and
+  // the whole launch's sizes go to the kernel with its arguments (KernelLaunch::values).
+  bool prefersWholeWorkGroups() const override { return true; }
   // Every CUDA device reaches managed and page-locked memory (unified addressing).
   bool sharesMemoryWith(const core::Device &) const override { return true; }
   // PTX is JIT-compiled per device: a module belongs to one context.

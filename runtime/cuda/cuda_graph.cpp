@@ -159,10 +159,20 @@ void CudaGraphExec::addNodes(const GraphProgram &program, uint32_t k,
     case Command::Type::LaunchKernel: {
       KernelLaunch l;
       prepareLaunch(*cuda_, cmd, l);
-      CUDA_KERNEL_NODE_PARAMS p = kernelParams(l);
-      check(cu().GraphAddKernelNode(&made, graph_, d, deps.size(), &p), "cuGraphAddKernelNode",
-            l.describe(cmd));
-      break;
+      for (size_t part = 0; part < l.parts.size(); ++part) {
+        l.select(part);
+        CUDA_KERNEL_NODE_PARAMS p = kernelParams(l);
+        check(cu().GraphAddKernelNode(&made, graph_, d, deps.size(), &p), "cuGraphAddKernelNode",
+              l.describe(cmd));
+        b.nodes.push_back(made);
+      }
+      if (b.nodes.size() == 1) {
+        b.exit = made;
+      } else {  // successors follow every part of the launch
+        check(cu().GraphAddEmptyNode(&b.exit, graph_, b.nodes.data(), b.nodes.size()),
+              "cuGraphAddEmptyNode", what());
+      }
+      return;
     }
     case Command::Type::Copy: {
       CUDA_MEMCPY3D c = copyParams(cmd);
@@ -249,9 +259,18 @@ void CudaGraphExec::update(uint32_t k, const Command &cmd) {
     case Command::Type::LaunchKernel: {
       KernelLaunch l;
       prepareLaunch(*cuda_, cmd, l);
-      CUDA_KERNEL_NODE_PARAMS p = kernelParams(l);
-      check(cu().GraphExecKernelNodeSetParams(exec_, nodes[0], &p),
-            "cuGraphExecKernelNodeSetParams", l.describe(cmd));
+      if (l.parts.size() != nodes.size())
+        core::fail(XPURT_ERROR_UNSUPPORTED,
+                   "node {}: the launch's new range splits into {} launches of whole "
+                   "work-groups where the first split into {}; keep the partial groups as they "
+                   "were, or record the graph again",
+                   k, l.parts.size(), nodes.size());
+      for (size_t part = 0; part < l.parts.size(); ++part) {
+        l.select(part);
+        CUDA_KERNEL_NODE_PARAMS p = kernelParams(l);
+        check(cu().GraphExecKernelNodeSetParams(exec_, nodes[part], &p),
+              "cuGraphExecKernelNodeSetParams", l.describe(cmd));
+      }
       return;
     }
     case Command::Type::Copy: {

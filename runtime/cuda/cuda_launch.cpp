@@ -11,18 +11,28 @@ std::string KernelLaunch::describe(const core::Command &cmd) const {
                      shared);
 }
 
+void KernelLaunch::select(size_t index) {
+  const core::LaunchPart &part = parts[index];
+  for (int d = 0; d < 3; ++d) {
+    grid[d] = static_cast<uint32_t>(part.groups[d]);
+    block[d] = static_cast<uint32_t>(part.localSize[d]);
+    values.groupBase[d] = static_cast<uint32_t>(part.groupBase[d]);
+  }
+}
+
 void prepareLaunch(const CudaDevice &device, const core::Command &cmd, KernelLaunch &l) {
   auto &kernel = static_cast<CudaKernel &>(*cmd.kernel);
   l.function = kernel.function();
-  l.workDim = cmd.range.workDim;
+  core::NDRange range = cmd.range;
   if (cmd.type == core::Command::Type::Launch) {
     const core::KernelSignature *signature = kernel.signature();
     if (signature) {
-      core::NDRange range = kernel.taskRange(cmd.dims);
-      for (int d = 0; d < 3; ++d) l.block[d] = static_cast<uint32_t>(range.localSize[d]);
-      l.workDim = range.workDim;
+      range = kernel.taskRange(cmd.dims);
+    } else {  // a PTX or cubin task kernel: blocks of one
+      range = core::NDRange{};
+      range.localSize = {1, 1, 1};
+      for (int d = 0; d < 3; ++d) range.globalSize[d] = cmd.dims[d];
     }
-    for (int d = 0; d < 3; ++d) l.grid[d] = cmd.dims[d];
     l.taskParams = cmd.params();
     // A PTX or cubin kernel gets the params pointer even when it is null: the driver reads as
     // many parameters as the kernel has, none if it has none.
@@ -42,24 +52,32 @@ void prepareLaunch(const CudaDevice &device, const core::Command &cmd, KernelLau
       else
         l.params[i] = const_cast<std::byte *>(args.data.data() + a.offset);
     }
-    for (int d = 0; d < 3; ++d) {
-      l.block[d] = static_cast<uint32_t>(cmd.range.localSize[d]);
-      l.grid[d] = static_cast<uint32_t>(cmd.range.globalSize[d] / cmd.range.localSize[d]);
-    }
-  }
-  if (cmd.type != core::Command::Type::Launch)
-    for (int d = 0; d < 3; ++d) l.globalOffset[d] = cmd.range.globalOffset[d];
-  if (kernel.takesLaunchValues()) {
-    l.params.push_back(&l.workDim);
-    for (uint64_t &offset : l.globalOffset) l.params.push_back(&offset);
   }
   const CudaDeviceDescription &d = device.description();
-  for (int i = 0; i < 3; ++i)
-    if (l.grid[i] > d.maxGridSize[i])
+  KernelLaunch::Values &v = l.values;
+  v.workDim = range.workDim;
+  for (int i = 0; i < 3; ++i) {
+    uint64_t groups = core::groupCount(range, i);
+    if (groups > d.maxGridSize[i])
       core::fail(XPURT_ERROR_OUT_OF_RANGE,
                  "kernel '{}': {} blocks in dimension {}; {} runs at most {}: use larger "
                  "work-groups or split the launch",
-                 kernel.name(), l.grid[i], i, device.label(), d.maxGridSize[i]);
+                 kernel.name(), groups, i, device.label(), d.maxGridSize[i]);
+    v.globalOffset[i] = range.globalOffset[i];
+    v.globalSize[i] = range.globalSize[i];
+    v.numGroups[i] = static_cast<uint32_t>(groups);
+    v.enqueuedLocalSize[i] = static_cast<uint32_t>(range.localSize[i]);
+  }
+  if (kernel.takesLaunchValues()) {
+    l.params.push_back(&v.workDim);
+    for (uint64_t &x : v.globalOffset) l.params.push_back(&x);
+    for (uint64_t &x : v.globalSize) l.params.push_back(&x);
+    for (uint32_t &x : v.numGroups) l.params.push_back(&x);
+    for (uint32_t &x : v.enqueuedLocalSize) l.params.push_back(&x);
+    for (uint32_t &x : v.groupBase) l.params.push_back(&x);
+  }
+  l.parts = core::splitIntoWholeGroups(range);
+  if (!l.parts.empty()) l.select(0);
   if (l.shared > 48 * 1024) kernel.allowDynamicShared(l.shared);
 }
 

@@ -30,16 +30,15 @@ class CudaModule final : public core::Module {
   CUmodule handle_;
   std::map<std::string, core::KernelSignature> signatures_;  // SPIR-V modules only
   std::map<std::string, std::string> unavailable_;           // kernel -> why
-  std::set<std::string> launchValueKernels_;  // take the launch's work dimension and offset last
+  std::set<std::string> launchValueKernels_;  // take the launch values last
 };
 
 // A kernel: a CUfunction, which holds no launch state (arguments go with each launch), so
 // one serves every queue and thread.
 class CudaKernel final : public core::Kernel {
  public:
-  // takesLaunchValues: the PTX kernel has four more parameters after the SPIR-V kernel's, the
-  // launch's work dimension and global offset (get_work_dim and get_global_offset have no
-  // register on NVIDIA GPUs).
+  // takesLaunchValues: the PTX kernel takes the launch values after the SPIR-V kernel's
+  // parameters (KernelLaunch::values: what NVIDIA GPUs have no register for).
   CudaKernel(core::Ref<CudaModule> module, std::string name, CUfunction function,
              std::optional<core::KernelSignature> signature, bool takesLaunchValues = false);
   bool takesLaunchValues() const { return takesLaunchValues_; }

@@ -315,11 +315,14 @@ void CudaQueue::enqueueFill(core::Command &cmd, CUstream stream) {
 void CudaQueue::enqueueLaunch(core::Command &cmd, CUstream stream) {
   KernelLaunch l;
   prepareLaunch(*cudaDevice_, cmd, l);
-  CUresult r = cu().LaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0],
-                                 l.block[1], l.block[2], l.shared, stream,
-                                 l.params.empty() ? nullptr : l.params.data(), nullptr);
-  if (r != CUDA_SUCCESS)  // the message is made only then: formatting costs a launch's time
-    failCall("cuLaunchKernel", r, l.describe(cmd));
+  for (size_t part = 0; part < l.parts.size(); ++part) {
+    if (part > 0) l.select(part);
+    CUresult r = cu().LaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0],
+                                   l.block[1], l.block[2], l.shared, stream,
+                                   l.params.empty() ? nullptr : l.params.data(), nullptr);
+    if (r != CUDA_SUCCESS)  // the message is made only then: formatting costs a launch's time
+      failCall("cuLaunchKernel", r, l.describe(cmd));
+  }
 }
 
 }  // namespace xpurt::cuda

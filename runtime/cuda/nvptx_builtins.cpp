@@ -184,90 +184,17 @@ void adaptLibdevice(llvm::Module &m, const std::set<std::string> &libdeviceFunct
           i.setHasAllowContract(true);
 }
 
-// Work-item functions libclc's NVPTX library lacks, from those it has; a CUDA launch has only
-// whole work-groups. get_global_offset reads the launch's offset, which the kernel's entry
-// stores in kGlobalOffsetName (see lowerKernels), and is defined wherever the module asks for
-// a global id: the CUDA builtin library's get_global_id calls it.
-void defineWorkItemExtras(llvm::Module &m) {
-  llvm::LLVMContext &c = m.getContext();
-  llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
-  auto query = [&](const char *fn) {
-    return m.getOrInsertFunction(fn, llvm::FunctionType::get(i64, {i32}, false));
-  };
-  auto define = [&](llvm::Function &f, auto body) {
-    auto *entry = llvm::BasicBlock::Create(c, "entry", &f);
-    llvm::IRBuilder<> b(entry);
-    body(b);
+// work_group_barrier as bar.sync, which orders the block's shared and global memory accesses
+// as barrier() must. (The other work-item functions are the CUDA builtin library's.)
+void defineWorkGroupBarrier(llvm::Module &m) {
+  for (llvm::Function &f : m) {
+    if (!f.isDeclaration() || f.use_empty() || !f.getName().startswith("_Z18work_group_barrierj"))
+      continue;
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "entry", &f));
+    b.CreateCall(llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::nvvm_barrier0));
+    b.CreateRetVoid();
     f.setLinkage(llvm::GlobalValue::InternalLinkage);
     f.addFnAttr(llvm::Attribute::AlwaysInline);
-  };
-  // linear id = (id2 * size1 + id1) * size0 + id0, ids less `offset`'s (global ones)
-  auto linear = [&](llvm::IRBuilder<> &b, const char *id, const char *size, const char *offset) {
-    auto at = [&](int d) {
-      llvm::Value *v = b.CreateCall(query(id), {b.getInt32(d)});
-      return offset ? b.CreateSub(v, b.CreateCall(query(offset), {b.getInt32(d)})) : v;
-    };
-    llvm::Value *r = at(2);
-    for (int d : {1, 0})
-      r = b.CreateAdd(b.CreateMul(r, b.CreateCall(query(size), {b.getInt32(d)})), at(d));
-    b.CreateRet(r);
-  };
-  bool globalIds = false;
-  for (const char *n :
-       {"_Z13get_global_idj", "_Z17get_global_offsetj", "_Z20get_global_linear_idv"})
-    if (llvm::Function *f = m.getFunction(n); f && f->isDeclaration() && !f->use_empty())
-      globalIds = true;
-  if (globalIds) {
-    auto *offsets = new llvm::GlobalVariable(
-        m, llvm::ArrayType::get(i64, 3), false, llvm::GlobalValue::InternalLinkage,
-        llvm::UndefValue::get(llvm::ArrayType::get(i64, 3)), kGlobalOffsetName, nullptr,
-        llvm::GlobalValue::NotThreadLocal, 3);
-    offsets->setAlignment(llvm::Align(8));
-    auto *f = llvm::cast<llvm::Function>(query("_Z17get_global_offsetj").getCallee());
-    auto *entry = llvm::BasicBlock::Create(c, "entry", f);
-    llvm::IRBuilder<> b(entry);
-    llvm::Value *inRange = b.CreateICmpULT(f->getArg(0), b.getInt32(3));
-    llvm::Value *index = b.CreateZExt(b.CreateSelect(inRange, f->getArg(0), b.getInt32(0)), i64);
-    llvm::Value *offset = b.CreateLoad(
-        i64, b.CreateInBoundsGEP(offsets->getValueType(), offsets, {b.getInt64(0), index}));
-    b.CreateRet(b.CreateSelect(inRange, offset, b.getInt64(0)));
-    // Not internal: the CUDA builtin library's get_global_id links to it.
-    f->addFnAttr(llvm::Attribute::AlwaysInline);
-  }
-  for (llvm::Function &f : m) {
-    if (!f.isDeclaration() || f.use_empty()) continue;
-    llvm::StringRef n = f.getName();
-    if (n == "_Z23get_enqueued_local_sizej") {
-      define(f, [&](llvm::IRBuilder<> &b) {
-        b.CreateRet(b.CreateCall(query("_Z14get_local_sizej"), {f.getArg(0)}));
-      });
-    } else if (n == "_Z20get_global_linear_idv") {
-      define(f, [&](llvm::IRBuilder<> &b) {
-        linear(b, "_Z13get_global_idj", "_Z15get_global_sizej", "_Z17get_global_offsetj");
-      });
-    } else if (n == "_Z19get_local_linear_idv") {
-      define(f, [&](llvm::IRBuilder<> &b) {
-        linear(b, "_Z12get_local_idj", "_Z14get_local_sizej", nullptr);
-      });
-    } else if (n == "_Z12get_work_dimv") {
-      // CUDA has no register for it: the kernel's entry stores it (lowerKernels).
-      define(f, [&](llvm::IRBuilder<> &b) {
-        auto *dim = m.getGlobalVariable(kWorkDimName, true);
-        if (!dim) {
-          dim = new llvm::GlobalVariable(m, i32, false, llvm::GlobalValue::InternalLinkage,
-                                         llvm::UndefValue::get(i32), kWorkDimName, nullptr,
-                                         llvm::GlobalValue::NotThreadLocal, 3);
-          dim->setAlignment(llvm::Align(4));
-        }
-        b.CreateRet(b.CreateZExt(b.CreateLoad(i32, dim), f.getReturnType()));
-      });
-    } else if (n.startswith("_Z18work_group_barrierj")) {
-      // bar.sync orders the block's shared and global memory accesses as barrier() must.
-      define(f, [&](llvm::IRBuilder<> &b) {
-        b.CreateCall(llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::nvvm_barrier0));
-        b.CreateRetVoid();
-      });
-    }
   }
 }
 
@@ -403,8 +330,38 @@ std::string libdeviceIdentity() {
                      status.getLastModificationTime().time_since_epoch().count());
 }
 
+void defineLaunchValueReaders(llvm::Module &m) {
+  llvm::LLVMContext &c = m.getContext();
+  for (const LaunchValue &value : kLaunchValues) {
+    llvm::Function *f = m.getFunction(value.reader);
+    if (!f || !f->isDeclaration()) continue;
+    llvm::Type *element = llvm::Type::getIntNTy(c, value.bits);
+    llvm::ArrayType *type = llvm::ArrayType::get(element, value.count);
+    llvm::GlobalVariable *global = m.getGlobalVariable(value.global, true);
+    if (!global) {
+      global = new llvm::GlobalVariable(m, type, false, llvm::GlobalValue::InternalLinkage,
+                                        llvm::UndefValue::get(type), value.global, nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, 3);
+      global->setAlignment(llvm::Align(value.bits / 8));
+    }
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
+    llvm::Value *index = b.getInt64(0);
+    if (value.count > 1) {  // an index past the array reads element 0, not other memory
+      llvm::Value *d = f->getArg(0);
+      index = b.CreateZExt(
+          b.CreateSelect(b.CreateICmpULT(d, b.getInt32(value.count)), d, b.getInt32(0)),
+          b.getInt64Ty());
+    }
+    llvm::Value *v =
+        b.CreateLoad(element, b.CreateInBoundsGEP(type, global, {b.getInt64(0), index}));
+    b.CreateRet(b.CreateZExtOrTrunc(v, f->getReturnType()));
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+}
+
 std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &name) {
-  defineWorkItemExtras(m);
+  defineWorkGroupBarrier(m);
   widenNarrowSaturation(m);
   if (spirv::callsLibraryBuiltins(m)) {
     std::unique_ptr<llvm::Module> library = loadLibrary(m.getContext(), name);
@@ -441,6 +398,7 @@ std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &n
             mine && !mine->isDeclaration() && !f.isDeclaration() && !f.hasLocalLinkage())
           mine->deleteBody();
     link(std::move(own), "xpurt's CUDA builtin library");
+    defineLaunchValueReaders(m);
     // After xpurt's library, whose half and native_ functions call the float ones.
     if (libdeviceMath) {
       link(std::move(libdeviceMath), "xpurt's libdevice math library");

@@ -35,38 +35,41 @@ llvm::GlobalVariable *dynamicShared(llvm::Module &m) {
   return g;
 }
 
-// The functions that read the launch's work dimension or global offset (get_work_dim's and
-// get_global_offset's bodies), and their callers, transitively.
-std::set<const llvm::Function *> launchValueReaders(llvm::Module &m) {
-  std::set<const llvm::Function *> readers;
-  std::vector<const llvm::Function *> work;
-  for (const char *name : {kWorkDimName, kGlobalOffsetName})
-    if (llvm::GlobalVariable *value = m.getGlobalVariable(name, true))
-      for (const llvm::User *u : value->users()) {
-        // The offset is read through a constant expression as often as not.
-        std::vector<const llvm::User *> users{u};
-        if (llvm::isa<llvm::ConstantExpr>(u)) users.assign(u->user_begin(), u->user_end());
-        for (const llvm::User *user : users)
-          if (auto *i = llvm::dyn_cast<llvm::Instruction>(user))
-            if (readers.insert(i->getFunction()).second) work.push_back(i->getFunction());
-      }
-  while (!work.empty()) {
-    const llvm::Function *f = work.back();
-    work.pop_back();
-    for (const llvm::User *u : f->users())
-      if (auto *call = llvm::dyn_cast<llvm::CallBase>(u))
-        if (readers.insert(call->getFunction()).second) work.push_back(call->getFunction());
+// For each launch value's global, the functions that read it (kLaunchValues' readers), and
+// their callers, transitively.
+std::map<std::string, std::set<const llvm::Function *>> launchValueReaders(llvm::Module &m) {
+  std::map<std::string, std::set<const llvm::Function *>> result;
+  for (const LaunchValue &value : kLaunchValues) {
+    llvm::GlobalVariable *global = m.getGlobalVariable(value.global, true);
+    if (!global) continue;
+    std::set<const llvm::Function *> &readers = result[value.global];
+    std::vector<const llvm::Function *> work;
+    for (const llvm::User *u : global->users()) {
+      // A global is read through a constant expression as often as not.
+      std::vector<const llvm::User *> users{u};
+      if (llvm::isa<llvm::ConstantExpr>(u)) users.assign(u->user_begin(), u->user_end());
+      for (const llvm::User *user : users)
+        if (auto *i = llvm::dyn_cast<llvm::Instruction>(user))
+          if (readers.insert(i->getFunction()).second) work.push_back(i->getFunction());
+    }
+    while (!work.empty()) {
+      const llvm::Function *f = work.back();
+      work.pop_back();
+      for (const llvm::User *u : f->users())
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(u))
+          if (readers.insert(call->getFunction()).second) work.push_back(call->getFunction());
+    }
   }
-  return readers;
+  return result;
 }
 
 // The PTX entry `info.name`: the kernel's parameters (__local pointers as i32 offsets into the
 // dynamic shared memory) passed on to its body, which becomes an ordinary function (kernels
-// may call kernels, and a PTX entry cannot be called); with `launchValues`, four more
-// parameters: the launch's work dimension (i32), stored for get_work_dim, and its global
-// offset (three i64), stored for get_global_offset.
+// may call kernels, and a PTX entry cannot be called); with `launchValues`, kLaunchValues'
+// parameters after those, of which it stores those its code reads (`readers`).
 void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &info,
-                bool launchValues) {
+                bool launchValues,
+                const std::map<std::string, std::set<const llvm::Function *>> &readers) {
   llvm::LLVMContext &c = m.getContext();
   if (info.args.size() != body.arg_size())
     core::fail(XPURT_ERROR_INVALID_MODULE,
@@ -77,10 +80,9 @@ void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &
   for (unsigned i = 0; i < body.arg_size(); ++i)
     params.push_back(info.args[i].kind == Kind::LocalPointer ? llvm::Type::getInt32Ty(c)
                                                              : body.getArg(i)->getType());
-  if (launchValues) {
-    params.push_back(llvm::Type::getInt32Ty(c));
-    params.insert(params.end(), 3, llvm::Type::getInt64Ty(c));
-  }
+  if (launchValues)
+    for (const LaunchValue &value : kLaunchValues)
+      params.insert(params.end(), value.count, llvm::Type::getIntNTy(c, value.bits));
   auto *entry =
       llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(c), params, false),
                              llvm::GlobalValue::ExternalLinkage, info.name, m);
@@ -89,16 +91,17 @@ void buildEntry(llvm::Module &m, llvm::Function &body, const spirv::KernelInfo &
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
   if (launchValues) {
     // Every work-item stores the same values: it reads back its own stores, whatever the order.
-    auto first = static_cast<unsigned>(body.arg_size());
-    llvm::Argument *dim = entry->getArg(first);
-    dim->setName("xpurt_work_dim");
-    if (llvm::GlobalVariable *v = m.getGlobalVariable(kWorkDimName, true)) b.CreateStore(dim, v);
-    llvm::GlobalVariable *offsets = m.getGlobalVariable(kGlobalOffsetName, true);
-    for (unsigned d = 0; d < 3; ++d) {
-      llvm::Argument *offset = entry->getArg(first + 1 + d);
-      offset->setName("xpurt_global_offset");
-      if (offsets)
-        b.CreateStore(offset, b.CreateConstInBoundsGEP2_32(offsets->getValueType(), offsets, 0, d));
+    auto next = static_cast<unsigned>(body.arg_size());
+    for (const LaunchValue &value : kLaunchValues) {
+      llvm::GlobalVariable *global = m.getGlobalVariable(value.global, true);
+      auto read = readers.find(value.global);
+      if (read == readers.end() || !read->second.count(&body)) global = nullptr;
+      for (unsigned d = 0; d < value.count; ++d) {
+        llvm::Argument *a = entry->getArg(next++);
+        a->setName(value.reader);
+        if (global)
+          b.CreateStore(a, b.CreateConstInBoundsGEP2_32(global->getValueType(), global, 0, d));
+      }
     }
   }
   std::vector<llvm::Value *> args;
@@ -191,7 +194,7 @@ std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::Ker
       f.setComdat(nullptr);
     }
   }
-  std::set<const llvm::Function *> readers = launchValueReaders(m);
+  std::map<std::string, std::set<const llvm::Function *>> readers = launchValueReaders(m);
   std::set<std::string> takingLaunchValues;
   std::set<llvm::Function *> narrow;  // the entries of kernels that require sub-groups of 16
   for (const spirv::KernelInfo &info : kernels) {
@@ -201,9 +204,10 @@ std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::Ker
       core::fail(XPURT_ERROR_INVALID_MODULE,
                  "module '{}': kernel '{}' vanished while compiling it to PTX",
                  m.getModuleIdentifier(), info.name);
-    bool launchValues = readers.count(body) != 0;
+    bool launchValues = false;
+    for (const auto &[global, functions] : readers) launchValues |= functions.count(body) != 0;
     if (launchValues) takingLaunchValues.insert(info.name);
-    buildEntry(m, *body, info, launchValues);
+    buildEntry(m, *body, info, launchValues, readers);
     if (info.requiredSubGroupSize == 16) narrow.insert(m.getFunction(info.name));
   }
   specialiseSubGroupWidth(m, narrow);

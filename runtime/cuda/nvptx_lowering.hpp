@@ -30,7 +30,7 @@ std::unique_ptr<llvm::Module> retargetAddressSpaces(llvm::Module &spir, const st
 // it (loadLibdeviceMathLibrary), then libclc's NVPTX library where those have none
 // (their names differ from SPIR's where pointers are __constant or generic, so builtins are
 // matched by demangled signature), both linked lazily, then xpurt's target-neutral bodies.
-// get_work_dim reads kWorkDimName, get_global_offset kGlobalOffsetName (see lowerKernels).
+// The work-item functions read kLaunchValues (see lowerKernels).
 // Returns the builtins nobody provides.
 std::vector<llvm::Function *> linkBuiltins(llvm::Module &m, const std::string &name);
 
@@ -55,10 +55,9 @@ llvm::Function *lowerPrintfToVprintf(llvm::Module &m);
 // Makes the available kernels PTX entry points named as the SPIR-V kernels, each taking the
 // kernel's parameters with __local pointers as i32 byte offsets into kDynamicSharedName;
 // everything else becomes internal, plain C calling convention. A kernel whose code
-// (transitively) reads kWorkDimName or kGlobalOffsetName (get_work_dim, get_global_offset,
-// get_global_id) takes four more parameters after those: the launch's work dimension, an i32
-// (1, 2 or 3), and its global offset, three i64, which its entry stores there. Returns the
-// names of those kernels. Sub-group functions get the sub-group size of the kernel that calls them.
+// (transitively) reads one of kLaunchValues (get_global_id, get_group_id, get_work_dim, ...)
+// takes all of them as parameters after its own, and its entry stores them. Returns the names
+// of those kernels. Sub-group functions get the sub-group size of the kernel that calls them.
 std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::KernelInfo> &kernels,
                                    const std::map<std::string, std::string> &unavailable);
 
@@ -69,10 +68,29 @@ inline constexpr const char *kSubGroupWidthName = "xpurt_cuda_sub_group_width";
 // The launch's dynamic shared memory (PTX `.extern .shared .align 16 .b8 []`).
 inline constexpr const char *kDynamicSharedName = "xpurt_dynamic_shared";
 
-// The launch's work dimension, an i32 in shared memory that every work-item of a kernel which
-// calls get_work_dim stores (all the same value) on entry; and its global offset, three i64
-// stored the same way for get_global_offset (and get_global_id, which adds it).
-inline constexpr const char *kWorkDimName = "xpurt.work_dim";
-inline constexpr const char *kGlobalOffsetName = "xpurt.global_offset";
+// The launch values CUDA has no register for, which a kernel whose code reads them takes as
+// parameters after its own, in this order (count parameters of `bits` each), and its entry
+// stores in shared memory, in the global variable `global` ([count x iN]; every work-item
+// stores the same values): the work dimension; the global offset; the global size and the
+// number of work-groups of the whole launch; the enqueued local size; and the group id of this
+// launch's first block, which is not 0 where the runtime splits a launch with a partial last
+// work-group into launches of whole blocks (cuda_launch.hpp). The CUDA builtin library reads
+// them through `reader` (cuda/builtins/cuda_builtins.h), which the PTX compiler defines.
+struct LaunchValue {
+  const char *global;
+  const char *reader;
+  unsigned bits, count;
+};
+inline constexpr LaunchValue kLaunchValues[] = {
+    {"xpurt.work_dim", "xpurt_cuda_work_dim", 32, 1},
+    {"xpurt.global_offset", "xpurt_cuda_global_offset", 64, 3},
+    {"xpurt.global_size", "xpurt_cuda_global_size", 64, 3},
+    {"xpurt.num_groups", "xpurt_cuda_num_groups", 32, 3},
+    {"xpurt.enqueued_local_size", "xpurt_cuda_enqueued_local_size", 32, 3},
+    {"xpurt.group_base", "xpurt_cuda_group_base", 32, 3}};
+
+// Defines the launch-value readers the module calls (after the CUDA builtin library is linked):
+// each loads element d (d < 3; the library tests it) of its launch value's global.
+void defineLaunchValueReaders(llvm::Module &m);
 
 }  // namespace xpurt::cuda

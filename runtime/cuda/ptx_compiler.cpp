@@ -39,8 +39,9 @@ namespace {
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 
 constexpr uint32_t kPtxMagic = 0x58505458;  // "XPTX"
-// 2: with the kernels that take the work dimension; 3: and the global offset.
-constexpr uint32_t kPtxFormat = 3;
+// 2: with the kernels that take the work dimension; 3: and the global offset; 4: and the rest
+// of kLaunchValues.
+constexpr uint32_t kPtxFormat = 4;
 
 std::unique_ptr<llvm::TargetMachine> targetMachine(int sm, const std::string &name) {
   static std::once_flag once;

@@ -6,9 +6,9 @@
 // The launch convention the CUDA backend follows: a kernel's parameters are those of the
 // SPIR-V kernel in order, except that a __local pointer parameter becomes a 32-bit byte offset
 // into the launch's dynamic shared memory (one `extern __shared__` block, 16-byte aligned),
-// which the runtime lays out and sizes; a kernel in PtxModule::launchValueKernels takes four more
-// parameters after those: the launch's work dimension as a 32-bit integer and its global
-// offset as three 64-bit ones. Sub-groups are warps (32 work-items in local linear order);
+// which the runtime lays out and sizes; a kernel in PtxModule::launchValueKernels takes the
+// launch values (nvptx_lowering.hpp's kLaunchValues: work dimension, global offset and size,
+// number of groups, enqueued local size, first group id) as parameters after those. Sub-groups are warps (32 work-items in local linear order);
 // work-group collectives, get_work_dim and the global offset use a few hundred bytes of static
 // shared memory, which counts against the block's shared memory besides the dynamic part.
 #pragma once
@@ -43,8 +43,7 @@ struct PtxModule {
   std::string ptx;                                 // the PTX text, for cuModuleLoadDataEx
   std::vector<spirv::KernelInfo> kernels;          // every kernel of the SPIR-V module
   std::map<std::string, std::string> unavailable;  // kernel -> why it is not in the PTX
-  // The kernels that take the launch's work dimension (get_work_dim), an i32 (1, 2 or 3), and
-  // its global offset, three i64, as four more parameters after all of the kernel's own.
+  // The kernels that take the launch values (kLaunchValues) as parameters after their own.
   std::set<std::string> launchValueKernels;
 };
 

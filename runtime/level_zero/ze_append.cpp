@@ -3,6 +3,9 @@
 #include "ze_call.hpp"
 #include "ze_module.hpp"
 
+#include "core/launch_parts.hpp"
+#include "spirv/launch_values.hpp"
+
 #include <cstring>
 
 namespace xpurt::level_zero {
@@ -56,15 +59,15 @@ std::shared_ptr<void> CommandAppender::append(const core::Command &cmd,
   return nullptr;
 }
 
-CommandAppender::KernelClone &CommandAppender::cloneOf(core::Kernel &kernel) {
-  auto it = clones_.find(&kernel);
+CommandAppender::KernelClone &CommandAppender::cloneOf(core::Kernel &kernel,
+                                                       ze_module_handle_t module) {
+  auto it = clones_.find({&kernel, module});
   if (it != clones_.end()) return it->second;
-  auto &zeKernel = static_cast<ZeKernel &>(kernel);
   KernelClone clone;
   clone.kernel = core::Ref<core::Kernel>(&kernel);
   auto desc = zeStruct<ze_kernel_desc_t>(ZE_STRUCTURE_TYPE_KERNEL_DESC);
   desc.pKernelName = kernel.name().c_str();
-  check(zeKernelCreate(zeKernel.zeModule().handle(), &desc, &clone.handle), "zeKernelCreate",
+  check(zeKernelCreate(module, &desc, &clone.handle), "zeKernelCreate",
         fmt::format("kernel '{}'", kernel.name()));
   // Kernels reach memory views through pointers in their arguments and params structs.
   ze_kernel_indirect_access_flags_t indirect = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
@@ -74,7 +77,7 @@ CommandAppender::KernelClone &CommandAppender::cloneOf(core::Kernel &kernel) {
     zeKernelDestroy(clone.handle);
     failCall("zeKernelSetIndirectAccess", r, fmt::format("kernel '{}'", kernel.name()));
   }
-  return clones_.emplace(&kernel, std::move(clone)).first->second;
+  return clones_.emplace(std::pair{&kernel, module}, std::move(clone)).first->second;
 }
 
 void CommandAppender::setArg(KernelClone &clone, uint32_t index, size_t size, const void *value) {
@@ -99,31 +102,41 @@ void CommandAppender::setGroupSize(KernelClone &clone, const std::array<uint32_t
 void CommandAppender::appendLaunch(const core::Command &cmd, ze_command_list_handle_t list,
                                    ze_event_handle_t signal, std::span<ze_event_handle_t> wait) {
   bool task = cmd.type == core::Command::Type::Launch;
-  // Work-groups per dimension: one per task (ISPCRT's task model), or global / local.
-  std::array<uint64_t, 3> counts{};
-  for (int d = 0; d < 3; ++d)
-    counts[d] = task ? cmd.dims[d] : cmd.range.globalSize[d] / cmd.range.localSize[d];
+  const core::KernelSignature *signature = cmd.kernel->signature();
+  // A task launch: one work-group per task (ISPCRT's task model).
+  core::NDRange range = cmd.range;
+  if (task) {
+    if (signature) {
+      range = cmd.kernel->taskRange(cmd.dims);
+    } else {
+      range = core::NDRange{};
+      range.localSize = {1, 1, 1};
+      for (int d = 0; d < 3; ++d) range.globalSize[d] = cmd.dims[d];
+    }
+  }
   const ze_device_compute_properties_t &limits = device_.description().compute;
   const uint32_t most[3] = {limits.maxGroupCountX, limits.maxGroupCountY, limits.maxGroupCountZ};
-  for (int d = 0; d < 3; ++d)
-    if (counts[d] > most[d])
+  // The driver's own global offset: ZE_experimental_global_offset, 32 bits.
+  bool partial = false, offset = false, driverOffset = device_.context().extensions().globalOffset;
+  for (int d = 0; d < 3; ++d) {
+    uint64_t groups = core::groupCount(range, d);
+    if (groups > most[d])
       core::fail(XPURT_ERROR_OUT_OF_RANGE,
                  "kernel '{}': {} work-groups in dimension {}; {} runs at most {}: use larger "
                  "work-groups or split the launch",
-                 cmd.kernel->name(), counts[d], d, device_.label(), most[d]);
-  ze_group_count_t groups{static_cast<uint32_t>(counts[0]), static_cast<uint32_t>(counts[1]),
-                          static_cast<uint32_t>(counts[2])};
+                 cmd.kernel->name(), groups, d, device_.label(), most[d]);
+    partial |= range.globalSize[d] % range.localSize[d] != 0;
+    offset |= range.globalOffset[d] != 0;
+    driverOffset &= range.globalOffset[d] <= UINT32_MAX;
+  }
+  auto &module = static_cast<ZeKernel &>(*cmd.kernel).zeModule();
+  ZeModule::LaunchValueVariant variant{module.handle(), false};
+  bool useVariant = partial || (offset && !driverOffset);
+  if (useVariant) variant = module.launchValueVariant();
+  KernelClone &clone = cloneOf(*cmd.kernel, variant.handle);
 
-  KernelClone &clone = cloneOf(*cmd.kernel);
-  std::array<uint32_t, 3> groupSize{1, 1, 1};
-  std::array<uint32_t, 3> offset{0, 0, 0};
   if (task) {
     void *params = cmd.params();
-    const core::KernelSignature *signature = cmd.kernel->signature();
-    if (signature) {
-      core::NDRange range = cmd.kernel->taskRange(cmd.dims);
-      for (int d = 0; d < 3; ++d) groupSize[d] = static_cast<uint32_t>(range.localSize[d]);
-    }
     if (signature ? !signature->params.empty() : params != nullptr)
       setArg(clone, 0, sizeof params, &params);
   } else {
@@ -142,26 +155,51 @@ void CommandAppender::appendLaunch(const core::Command &cmd, ze_command_list_han
         setArg(clone, i, a.size, args.data.data() + a.offset);
       }
     }
-    for (int d = 0; d < 3; ++d) {
-      groupSize[d] = static_cast<uint32_t>(cmd.range.localSize[d]);
-      offset[d] = static_cast<uint32_t>(cmd.range.globalOffset[d]);
-    }
   }
-  setGroupSize(clone, groupSize);
-  if (clone.offset != offset) {
-    if (!device_.context().extensions().globalOffset)
-      core::fail(XPURT_ERROR_UNSUPPORTED,
-                 "{} cannot launch with a global offset (its driver lacks "
-                 "ZE_experimental_global_offset)",
-                 device_.label());
-    check(zeKernelSetGlobalOffsetExp(clone.handle, offset[0], offset[1], offset[2]),
+  // The variant takes the offset with the launch values (or reads nothing it changes); the
+  // module itself, through the driver.
+  std::array<uint32_t, 3> setOffset{0, 0, 0};
+  if (!useVariant)
+    for (int d = 0; d < 3; ++d) setOffset[d] = static_cast<uint32_t>(range.globalOffset[d]);
+  if (clone.offset != setOffset) {
+    check(zeKernelSetGlobalOffsetExp(clone.handle, setOffset[0], setOffset[1], setOffset[2]),
           "zeKernelSetGlobalOffsetExp");
-    clone.offset = offset;
+    clone.offset = setOffset;
   }
-  check(zeCommandListAppendLaunchKernel(list, clone.handle, &groups, signal,
-                                        static_cast<uint32_t>(wait.size()),
-                                        wait.empty() ? nullptr : wait.data()),
-        "zeCommandListAppendLaunchKernel", fmt::format("kernel '{}'", cmd.kernel->name()));
+  uint64_t values[spirv::kLaunchValueCount] = {};
+  for (uint32_t d = 0; d < 3; ++d) {
+    values[spirv::kLaunchValueGlobalOffset + d] = range.globalOffset[d];
+    values[spirv::kLaunchValueGlobalSize + d] = range.globalSize[d];
+    values[spirv::kLaunchValueNumGroups + d] = core::groupCount(range, static_cast<int>(d));
+    values[spirv::kLaunchValueEnqueuedLocalSize + d] = range.localSize[d];
+  }
+  values[spirv::kLaunchValueWorkDim] = range.workDim;
+  auto hiddenArg = static_cast<uint32_t>(task ? 1 : cmd.args->args.size());
+
+  std::vector<core::LaunchPart> parts = core::splitIntoWholeGroups(range);
+  // One part signals and waits itself; several wait for the launch's waits, and a barrier
+  // after them signals.
+  bool split = parts.size() > 1;
+  for (const core::LaunchPart &part : parts) {
+    std::array<uint32_t, 3> groupSize;
+    for (int d = 0; d < 3; ++d) groupSize[d] = static_cast<uint32_t>(part.localSize[d]);
+    setGroupSize(clone, groupSize);
+    if (variant.takesLaunchValues) {
+      for (uint32_t d = 0; d < 3; ++d) values[spirv::kLaunchValueGroupBase + d] = part.groupBase[d];
+      setArg(clone, hiddenArg, sizeof values, values);
+    }
+    ze_group_count_t groups{static_cast<uint32_t>(part.groups[0]),
+                            static_cast<uint32_t>(part.groups[1]),
+                            static_cast<uint32_t>(part.groups[2])};
+    check(zeCommandListAppendLaunchKernel(list, clone.handle, &groups, split ? nullptr : signal,
+                                          static_cast<uint32_t>(wait.size()),
+                                          wait.empty() ? nullptr : wait.data()),
+          "zeCommandListAppendLaunchKernel", fmt::format("kernel '{}'", cmd.kernel->name()));
+  }
+  if (split)
+    check(zeCommandListAppendBarrier(list, signal, 0, nullptr), "zeCommandListAppendBarrier",
+          fmt::format("the end of kernel '{}', launched in {} parts", cmd.kernel->name(),
+                      parts.size()));
 }
 
 }  // namespace xpurt::level_zero

@@ -47,7 +47,9 @@ class ZeDevice final : public core::Device {
   // A task of an ISPCRT-style launch is one work-group of 16 work-items: the SIMD width Intel
   // GPUs run OpenCL kernels at.
   uint32_t programCount() const override { return 16; }
-  bool uniformWorkGroupsOnly() const override { return true; }
+  // Level Zero launches whole groups only: a partial last work-group is a launch of its own,
+  // of a variant of the module that takes the launch's values (ZeModule::partialGroupModule).
+  bool prefersWholeWorkGroups() const override { return true; }
   // SHARED and HOST memory belong to a context: one per driver.
   bool sharesMemoryWith(const core::Device &other) const override {
     return &static_cast<const ZeDevice &>(other).context() == context_.get();
@@ -56,7 +58,6 @@ class ZeDevice final : public core::Device {
   bool runsKernelsOf(const core::Device &other) const override {
     return static_cast<const ZeDevice &>(other).handle() == handle();
   }
-  bool supportsGlobalOffsets() const override { return context_->extensions().globalOffset; }
   core::Ref<core::Module> loadSpirv(std::span<const std::byte> bytes, const std::string &name,
                                     const core::ModuleOptions &options) override;
   // Native binaries (zebin for Intel GPUs) go to the driver as they are.

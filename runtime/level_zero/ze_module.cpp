@@ -7,6 +7,7 @@
 #include "jit_build_id.h"
 #include "spirv/extension_lowering.hpp"
 #include "spirv/kernel_reflection.hpp"
+#include "spirv/launch_values.hpp"
 #include "spirv/module_linking.hpp"
 #include "spirv/spirv_binary.hpp"
 #include "ze_call.hpp"
@@ -123,14 +124,43 @@ std::string buildFlags(const std::string &moduleFlags) {
 }
 
 ZeModule::ZeModule(core::Ref<ZeDevice> device, std::string name, ze_module_handle_t handle,
-                   std::map<std::string, core::KernelSignature> signatures)
+                   std::map<std::string, core::KernelSignature> signatures,
+                   std::vector<uint32_t> spirv, core::ModuleOptions options)
     : core::Module(std::move(device), std::move(name)),
       handle_(handle),
-      signatures_(std::move(signatures)) {}
+      signatures_(std::move(signatures)),
+      spirv_(std::move(spirv)),
+      options_(std::move(options)) {}
 
 ZeModule::~ZeModule() {
+  if (variant_ && variant_->handle != handle_)
+    if (ze_result_t r = zeModuleDestroy(variant_->handle); r != ZE_RESULT_SUCCESS)
+      core::log().warn("Level Zero: zeModuleDestroy failed with {}", resultName(r));
   if (ze_result_t r = zeModuleDestroy(handle_); r != ZE_RESULT_SUCCESS)
     core::log().warn("Level Zero: zeModuleDestroy failed with {}", resultName(r));
+}
+
+ZeModule::LaunchValueVariant ZeModule::launchValueVariant() {
+  std::lock_guard lock(variantMutex_);
+  if (variant_) return *variant_;
+  if (spirv_.empty())
+    core::fail(XPURT_ERROR_UNSUPPORTED,
+               "module '{}' is a native binary: {} launches its kernels in whole work-groups "
+               "without a global offset only",
+               name(), device().label());
+  spirv::LaunchValueModule rewritten = spirv::addLaunchValues(spirv_, name());
+  LaunchValueVariant variant{handle_, rewritten.takesLaunchValues};
+  if (rewritten.takesLaunchValues) {
+    core::log().debug(
+        "module '{}': built again with its kernels taking the launch's values, "
+        "for a partial work-group or a global offset",
+        name());
+    std::span<const std::byte> il = std::as_bytes(std::span<const uint32_t>(rewritten.words));
+    variant.handle = createModule(static_cast<ZeDevice &>(device()), ZE_MODULE_FORMAT_IL_SPIRV, il,
+                                  name(), options_);
+  }
+  variant_ = variant;
+  return variant;
 }
 
 core::Ref<core::Kernel> ZeModule::createKernel(const std::string &kernelName) {
@@ -200,7 +230,8 @@ core::Ref<core::Module> loadZeSpirvModule(core::Ref<ZeDevice> device,
                       fmt::join(lowered.extensions, ", "));
   std::span<const std::byte> il = std::as_bytes(std::span<const uint32_t>(lowered.words));
   ze_module_handle_t module = createModule(*device, ZE_MODULE_FORMAT_IL_SPIRV, il, name, options);
-  return core::makeRef<ZeModule>(std::move(device), name, module, std::move(signatures));
+  return core::makeRef<ZeModule>(std::move(device), name, module, std::move(signatures),
+                                 std::move(lowered.words), options);
 }
 
 core::Ref<core::Module> loadZeNativeModule(core::Ref<ZeDevice> device,

@@ -15,22 +15,41 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace xpurt::level_zero {
 
 class ZeModule final : public core::Module {
  public:
+  // spirv: the SPIR-V the driver built (none for a native binary), with its options, kept for
+  // launchValueVariant.
   ZeModule(core::Ref<ZeDevice> device, std::string name, ze_module_handle_t handle,
-           std::map<std::string, core::KernelSignature> signatures);
+           std::map<std::string, core::KernelSignature> signatures,
+           std::vector<uint32_t> spirv = {}, core::ModuleOptions options = {});
   ~ZeModule() override;
 
   ze_module_handle_t handle() const { return handle_; }
   core::Ref<core::Kernel> createKernel(const std::string &name) override;
 
+  // The module for launches the driver cannot express: a partial last work-group, or a global
+  // offset where the driver has no global offset of its own. Built from the SPIR-V on first
+  // use (spirv::addLaunchValues: its kernels take the launch values as one more argument), or
+  // this module itself where no function reads the work-item built-ins those change. Throws
+  // as zeModuleCreate does, and UNSUPPORTED for a native binary.
+  struct LaunchValueVariant {
+    ze_module_handle_t handle = nullptr;
+    bool takesLaunchValues = false;
+  };
+  LaunchValueVariant launchValueVariant();
+
  private:
   ze_module_handle_t handle_;
   // The kernels' signatures where xpurt reflected them (SPIR-V; not a native binary).
   std::map<std::string, core::KernelSignature> signatures_;
+  std::vector<uint32_t> spirv_;
+  core::ModuleOptions options_;
+  std::mutex variantMutex_;
+  std::optional<LaunchValueVariant> variant_;
 };
 
 // A kernel: the module's entry point by name. Level Zero kernel objects hold their arguments

@@ -55,31 +55,6 @@ class DeviceTest : public ::testing::TestWithParam<DeviceParam> {
   TaskQueue queue{device};
 
   bool onCpu() const { return GetParam().cpuBackend; }
-
-  // Runs launch() and returns true if the device runs a launch of this shape. A device
-  // without partial work-groups (Level Zero) or global offsets must refuse one that needs
-  // them with UNSUPPORTED, saying why: this checks that it does and returns false, so the
-  // caller skips only the results.
-  template <class Launch>
-  bool runsOrRefuses(bool partialGroups, bool offset, Launch launch) {
-    bool refused = (partialGroups && !device.has(DeviceFeature::PartialWorkGroups)) ||
-                   (offset && !device.has(DeviceFeature::GlobalOffsets));
-    if (!refused) {
-      launch();
-      return true;
-    }
-    try {
-      launch();
-      ADD_FAILURE() << "a launch this device cannot run was accepted";
-    } catch (const Error &e) {
-      EXPECT_EQ(e.code(), XPURT_ERROR_UNSUPPORTED) << e.what();
-      std::string why = partialGroups ? "whole work-groups only" : "global offset";
-      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
-    }
-    // What the caller queued before (a copy from memory it is about to free) completes first.
-    queue.sync();
-    return false;
-  }
 };
 
 // For a test of the CPU device alone: skips it on every other device with the reason.

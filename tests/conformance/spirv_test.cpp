@@ -1,6 +1,10 @@
 // SPIR-V kernels (OpenCL C built at build time) through both launch styles.
 #include "device_param.hpp"
 
+#include <xpurt/graph.hpp>
+
+#include <algorithm>
+#include <array>
 #include <cfenv>
 #include <cmath>
 #include <cstring>
@@ -85,13 +89,104 @@ TEST_P(SpirvTest, WorkItemFunctionsInOneTwoAndThreeDimensionsWithPartialGroupsAn
                   : c.dims == 2 ? Range(c.g[0], c.g[1])
                                 : Range(c.g[0], c.g[1], c.g[2]);
     range.local(c.l[0], c.l[1], c.l[2]).offset(c.off[0], c.off[1], c.off[2]);
-    bool partial = c.g[0] % c.l[0] || c.g[1] % c.l[1] || c.g[2] % c.l[2];
-    bool offset = c.off[0] || c.off[1] || c.off[2];
-    if (!runsOrRefuses(partial, offset, [&] { queue.launch(kernel, range, {out}); })) continue;
+    queue.launch(kernel, range, {out});
     queue.sync();
     std::vector<uint64_t> values(out.hostPtr(), out.hostPtr() + items * 16);
     checkIds(values, c.g, c.l, c.off, c.dims);
   }
+}
+
+struct PartialCase {
+  uint32_t dims;
+  size_t g[3], l[3], off[3];
+  Range range() const {
+    Range r = dims == 1 ? Range(g[0]) : dims == 2 ? Range(g[0], g[1]) : Range(g[0], g[1], g[2]);
+    r.local(l[0], l[1], l[2]).offset(off[0], off[1], off[2]);
+    return r;
+  }
+};
+
+// What partial_group_exchange writes for a launch of `c`.
+void checkExchange(const uint64_t *out, const PartialCase &c) {
+  const size_t *g = c.g, *l = c.l;
+  for (size_t z = 0; z < g[2]; ++z)
+    for (size_t y = 0; y < g[1]; ++y)
+      for (size_t x = 0; x < g[0]; ++x) {
+        size_t pos[3] = {x, y, z}, group[3], size[3], local[3];
+        for (int d = 0; d < 3; ++d) {
+          group[d] = pos[d] / l[d];
+          size[d] = std::min(l[d], g[d] - group[d] * l[d]);
+          local[d] = pos[d] % l[d];
+        }
+        size_t items = size[0] * size[1] * size[2];
+        size_t mirrored = items - 1 - ((local[2] * size[1] + local[1]) * size[0] + local[0]);
+        size_t m[3] = {mirrored % size[0], mirrored / size[0] % size[1],
+                       mirrored / (size[0] * size[1])};
+        size_t from[3];
+        for (int d = 0; d < 3; ++d) from[d] = group[d] * l[d] + m[d];
+        const uint64_t *o = out + ((z * g[1] + y) * g[0] + x) * 4;
+        SCOPED_TRACE(testing::Message() << "work-item (" << x << "," << y << "," << z << ")");
+        ASSERT_EQ(o[0], (from[2] * g[1] + from[1]) * g[0] + from[0]);
+        ASSERT_EQ(o[1], l[0] + 100 * l[1] + 10000 * l[2]);
+        ASSERT_EQ(o[2], items);
+        ASSERT_EQ(o[3], items);
+      }
+}
+
+const PartialCase kPartialCases[] = {
+    {1, {37, 1, 1}, {8, 1, 1}, {0, 0, 0}}, {1, {1000, 1, 1}, {256, 1, 1}, {7, 0, 0}},
+    {2, {13, 7, 1}, {4, 3, 1}, {1, 2, 0}}, {2, {3, 50, 1}, {4, 16, 1}, {0, 0, 0}},
+    {3, {5, 6, 7}, {2, 4, 3}, {3, 0, 1}},  {3, {9, 9, 9}, {4, 4, 4}, {0, 0, 0}}};
+
+TEST_P(SpirvTest, PartialWorkGroupsShareLocalMemoryAndBarriersInOneTwoAndThreeDimensions) {
+  EXPECT_TRUE(device.has(DeviceFeature::PartialWorkGroups));
+  EXPECT_TRUE(device.has(DeviceFeature::GlobalOffsets));
+  Kernel kernel(spirv, "partial_group_exchange");
+  for (const PartialCase &c : kPartialCases) {
+    SCOPED_TRACE(testing::Message() << c.g[0] << "x" << c.g[1] << "x" << c.g[2] << " in groups of "
+                                    << c.l[0] << "x" << c.l[1] << "x" << c.l[2]);
+    size_t items = c.g[0] * c.g[1] * c.g[2];
+    Array<uint64_t, AllocType::Shared> out(device, items * 4);
+    queue.launch(kernel, c.range(), {out, Arg::local(c.l[0] * c.l[1] * c.l[2] * 8)});
+    queue.sync();
+    checkExchange(out.hostPtr(), c);
+  }
+}
+
+TEST_P(SpirvTest, PartialWorkGroupLaunchesReplayInAGraph) {
+  Kernel kernel(spirv, "partial_group_exchange");
+  const PartialCase &a = kPartialCases[2], &b = kPartialCases[4];
+  Array<uint64_t, AllocType::Shared> outA(device, a.g[0] * a.g[1] * a.g[2] * 4);
+  Array<uint64_t, AllocType::Shared> outB(device, b.g[0] * b.g[1] * b.g[2] * 4);
+  Graph g;
+  auto first = g.launch(kernel, a.range(), {outA, Arg::local(a.l[0] * a.l[1] * a.l[2] * 8)});
+  g.launch(kernel, b.range(), {outB, Arg::local(b.l[0] * b.l[1] * b.l[2] * 8)}, {first});
+  GraphExec exec = g.instantiate(device);
+  for (int replay = 0; replay < 3; ++replay) {
+    std::fill(outA.hostPtr(), outA.hostPtr() + outA.size(), 0);
+    std::fill(outB.hostPtr(), outB.hostPtr() + outB.size(), 0);
+    queue.launch(exec).wait();
+    SCOPED_TRACE(testing::Message() << "replay " << replay);
+    checkExchange(outA.hostPtr(), a);
+    checkExchange(outB.hostPtr(), b);
+  }
+}
+
+TEST_P(SpirvTest, Long16ByValueAndAcrossABarrier) {
+  std::array<int64_t, 16> v;
+  for (int k = 0; k < 16; ++k) v[k] = 1000 * (k + 1) - 7;
+  constexpr size_t n = 64, local = 16;
+  Array<int64_t, AllocType::Shared> out(device, n * 16);
+  queue.launch(Kernel(spirv, "wide_values"), Range(n).local(local),
+               {out, v, Arg::local(local * 8)});
+  queue.sync();
+  for (size_t i = 0; i < n; ++i)
+    for (int k = 0; k < 16; ++k) {
+      int64_t lid = static_cast<int64_t>(i % local);
+      ASSERT_EQ(out.hostPtr()[i * 16 + k],
+                v[k] * (lid + 1) + (static_cast<int64_t>(local) - 1 - lid))
+          << "work-item " << i << ", component " << k;
+    }
 }
 
 TEST_P(SpirvTest, WorkItemFunctionsAtRunTimeDimensionsBeyondWorkDim) {

@@ -17,6 +17,37 @@ kernel void work_item_ids(global ulong *out) {
           1000000 * (get_global_size(0) + 100 * get_global_size(1) + 10000 * get_global_size(2));
 }
 
+// In a work-group that may be partial: each work-item's global linear id goes through __local
+// memory to the work-item at the mirrored local linear position, and a counter in a __local
+// variable counts the group's work-items between barriers.
+kernel void partial_group_exchange(global ulong *out, local ulong *scratch) {
+  local int count;
+  size_t lid = get_local_linear_id();
+  size_t items = get_local_size(0) * get_local_size(1) * get_local_size(2);
+  if (lid == 0) count = 0;
+  scratch[lid] = get_global_linear_id();
+  barrier(CLK_LOCAL_MEM_FENCE);
+  atomic_inc(&count);
+  ulong mirrored = scratch[items - 1 - lid];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  global ulong *o = out + get_global_linear_id() * 4;
+  o[0] = mirrored;
+  o[1] = get_enqueued_local_size(0) + 100 * get_enqueued_local_size(1) +
+         10000 * get_enqueued_local_size(2);
+  o[2] = items;
+  o[3] = count;
+}
+
+// A long16 by value (its type asks for 128-byte alignment), and a value of that width live
+// across a barrier.
+kernel void wide_values(global long16 *out, long16 v, local long *scratch) {
+  size_t lid = get_local_id(0);
+  long16 w = v * (long)(lid + 1);
+  scratch[lid] = (long)lid;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  out[get_global_id(0)] = w + scratch[get_local_size(0) - 1 - lid];
+}
+
 typedef struct {
   float scale;
   float shift;

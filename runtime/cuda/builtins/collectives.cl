@@ -9,9 +9,16 @@
 
 // --- geometry ------------------------------------------------------------------------------
 uint OVL get_sub_group_size(void) { return xp_warp_size(); }
-uint OVL get_max_sub_group_size(void) { return min(xp_width(), xp_local_items()); }
+// The enqueued local size's work-items: the partial last work-group has fewer (misc.cl).
+static uint xp_enqueued_items(void) {
+  return xpurt_cuda_enqueued_local_size(0) * xpurt_cuda_enqueued_local_size(1) *
+         xpurt_cuda_enqueued_local_size(2);
+}
+uint OVL get_max_sub_group_size(void) { return min(xp_width(), xp_enqueued_items()); }
 uint OVL get_num_sub_groups(void) { return (xp_local_items() + xp_width() - 1u) / xp_width(); }
-uint OVL get_enqueued_num_sub_groups(void) { return get_num_sub_groups(); }
+uint OVL get_enqueued_num_sub_groups(void) {
+  return (xp_enqueued_items() + xp_width() - 1u) / xp_width();
+}
 uint OVL get_sub_group_id(void) { return xp_warp(); }
 uint OVL get_sub_group_local_id(void) { return xp_lane(); }
 

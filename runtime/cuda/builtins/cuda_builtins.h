@@ -21,6 +21,16 @@ static inline uint xp_local_linear_id(void) {
              __nvvm_read_ptx_sreg_ntid_x() +
          __nvvm_read_ptx_sreg_tid_x();
 }
+// The launch values CUDA has no register for (nvptx_lowering.hpp's kLaunchValues): the
+// kernel's entry takes them as parameters and the PTX compiler defines these readers; d < 3.
+// A launch the runtime split into launches of whole blocks (a partial last work-group) gives
+// each part's first group id as its group base.
+uint xpurt_cuda_work_dim(void);
+ulong xpurt_cuda_global_offset(uint d);
+ulong xpurt_cuda_global_size(uint d);
+uint xpurt_cuda_num_groups(uint d);
+uint xpurt_cuda_enqueued_local_size(uint d);
+uint xpurt_cuda_group_base(uint d);
 // The sub-group size of the kernel being compiled, 32 or 16: the PTX compiler replaces the
 // calls with the launching kernel's (nvptx_kernels.cpp), so that it folds to a constant.
 uint xpurt_cuda_sub_group_width(void);

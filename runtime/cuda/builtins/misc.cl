@@ -73,16 +73,13 @@ XP_NEXTAFTER(float, int, 0x80000000u)
 XP_NEXTAFTER(double, long, 0x8000000000000000ul)
 
 // Work-item functions at any dimension: past the third, OpenCL gives sizes of 1 and ids of 0
-// (libclc's NVPTX versions read whatever register the index lands on). Whole work-groups on
-// CUDA: the enqueued local size is the local size. The global offset is the launch's, which
-// the PTX compiler defines get_global_offset to read (nvptx_builtins.cpp).
+// (libclc's NVPTX versions read whatever register the index lands on). Each block is a whole
+// work-group: a partial last group runs as a launch of its own whose blocks are that group's
+// size (cuda_launch.hpp), so the local size is the block's, while the group id, global size,
+// enqueued local size and the number of groups are the whole launch's (xpurt_cuda_*).
 static uint xp_ntid(uint d) {
   return d == 0 ? __nvvm_read_ptx_sreg_ntid_x()
                 : d == 1 ? __nvvm_read_ptx_sreg_ntid_y() : __nvvm_read_ptx_sreg_ntid_z();
-}
-static uint xp_nctaid(uint d) {
-  return d == 0 ? __nvvm_read_ptx_sreg_nctaid_x()
-                : d == 1 ? __nvvm_read_ptx_sreg_nctaid_y() : __nvvm_read_ptx_sreg_nctaid_z();
 }
 static uint xp_tid(uint d) {
   return d == 0 ? __nvvm_read_ptx_sreg_tid_x()
@@ -92,15 +89,28 @@ static uint xp_ctaid(uint d) {
   return d == 0 ? __nvvm_read_ptx_sreg_ctaid_x()
                 : d == 1 ? __nvvm_read_ptx_sreg_ctaid_y() : __nvvm_read_ptx_sreg_ctaid_z();
 }
+uint OVL get_work_dim(void) { return xpurt_cuda_work_dim(); }
 size_t OVL get_local_size(uint d) { return d < 3 ? xp_ntid(d) : 1; }
-size_t OVL get_enqueued_local_size(uint d) { return d < 3 ? xp_ntid(d) : 1; }
-size_t OVL get_num_groups(uint d) { return d < 3 ? xp_nctaid(d) : 1; }
-size_t OVL get_global_size(uint d) { return d < 3 ? (size_t)xp_ntid(d) * xp_nctaid(d) : 1; }
-size_t OVL get_local_id(uint d) { return d < 3 ? xp_tid(d) : 0; }
-size_t OVL get_group_id(uint d) { return d < 3 ? xp_ctaid(d) : 0; }
-size_t OVL get_global_id(uint d) {
-  return d < 3 ? (size_t)xp_ctaid(d) * xp_ntid(d) + xp_tid(d) + get_global_offset(d) : 0;
+size_t OVL get_enqueued_local_size(uint d) {
+  return d < 3 ? xpurt_cuda_enqueued_local_size(d) : 1;
 }
+size_t OVL get_num_groups(uint d) { return d < 3 ? xpurt_cuda_num_groups(d) : 1; }
+size_t OVL get_global_size(uint d) { return d < 3 ? xpurt_cuda_global_size(d) : 1; }
+size_t OVL get_global_offset(uint d) { return d < 3 ? xpurt_cuda_global_offset(d) : 0; }
+size_t OVL get_local_id(uint d) { return d < 3 ? xp_tid(d) : 0; }
+size_t OVL get_group_id(uint d) { return d < 3 ? xp_ctaid(d) + xpurt_cuda_group_base(d) : 0; }
+size_t OVL get_global_id(uint d) {
+  return d < 3 ? (size_t)(xp_ctaid(d) + xpurt_cuda_group_base(d)) *
+                         xpurt_cuda_enqueued_local_size(d) +
+                     xp_tid(d) + xpurt_cuda_global_offset(d)
+               : 0;
+}
+size_t OVL get_global_linear_id(void) {
+  size_t id[3];
+  for (uint d = 0; d < 3; ++d) id[d] = get_global_id(d) - xpurt_cuda_global_offset(d);
+  return (id[2] * xpurt_cuda_global_size(1) + id[1]) * xpurt_cuda_global_size(0) + id[0];
+}
+size_t OVL get_local_linear_id(void) { return xp_local_linear_id(); }
 
 // rotate of a 64-bit integer: OpenCL takes the count modulo 64, which LLVM 15's NVPTX back end
 // forgets where it recognises a rotate: libclc's body gave 0 for a count of 65 or -1. The
