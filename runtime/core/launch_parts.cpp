@@ -2,6 +2,15 @@
 
 namespace xpurt::core {
 
+NDRange launchRange(const Command &cmd) {
+  if (cmd.type != Command::Type::Launch) return cmd.range;
+  if (cmd.kernel->signature()) return cmd.kernel->taskRange(cmd.dims);
+  NDRange range;
+  range.localSize = {1, 1, 1};
+  for (int d = 0; d < 3; ++d) range.globalSize[d] = cmd.dims[d];
+  return range;
+}
+
 std::vector<LaunchPart> splitIntoWholeGroups(const NDRange &range) {
   // In each dimension, the slices to run: (first group, groups, local size).
   std::array<std::vector<std::array<uint64_t, 3>>, 3> slices;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "backend.hpp"
+#include "command.hpp"
 
 #include <array>
 #include <cstdint>
@@ -19,6 +20,10 @@ struct LaunchPart {
   std::array<uint64_t, 3> groups;     // its work-groups in each dimension
   std::array<uint64_t, 3> localSize;  // their size: the enqueued local size or the remainder
 };
+
+// The range a launch command runs: its own, or for a task launch one work-group per task
+// (Kernel::taskRange; a native kernel without a signature gets groups of one work-item).
+NDRange launchRange(const Command &cmd);
 
 // The parts of `range` (its local size chosen): one for a launch of whole groups, at most
 // 2 per dimension, so 8, otherwise; full parts first.

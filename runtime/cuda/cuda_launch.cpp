@@ -23,16 +23,9 @@ void KernelLaunch::select(size_t index) {
 void prepareLaunch(const CudaDevice &device, const core::Command &cmd, KernelLaunch &l) {
   auto &kernel = static_cast<CudaKernel &>(*cmd.kernel);
   l.function = kernel.function();
-  core::NDRange range = cmd.range;
+  core::NDRange range = core::launchRange(cmd);
   if (cmd.type == core::Command::Type::Launch) {
     const core::KernelSignature *signature = kernel.signature();
-    if (signature) {
-      range = kernel.taskRange(cmd.dims);
-    } else {  // a PTX or cubin task kernel: blocks of one
-      range = core::NDRange{};
-      range.localSize = {1, 1, 1};
-      for (int d = 0; d < 3; ++d) range.globalSize[d] = cmd.dims[d];
-    }
     l.taskParams = cmd.params();
     // A PTX or cubin kernel gets the params pointer even when it is null: the driver reads as
     // many parameters as the kernel has, none if it has none.

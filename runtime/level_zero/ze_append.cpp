@@ -103,17 +103,7 @@ void CommandAppender::appendLaunch(const core::Command &cmd, ze_command_list_han
                                    ze_event_handle_t signal, std::span<ze_event_handle_t> wait) {
   bool task = cmd.type == core::Command::Type::Launch;
   const core::KernelSignature *signature = cmd.kernel->signature();
-  // A task launch: one work-group per task (ISPCRT's task model).
-  core::NDRange range = cmd.range;
-  if (task) {
-    if (signature) {
-      range = cmd.kernel->taskRange(cmd.dims);
-    } else {
-      range = core::NDRange{};
-      range.localSize = {1, 1, 1};
-      for (int d = 0; d < 3; ++d) range.globalSize[d] = cmd.dims[d];
-    }
-  }
+  core::NDRange range = core::launchRange(cmd);
   const ze_device_compute_properties_t &limits = device_.description().compute;
   const uint32_t most[3] = {limits.maxGroupCountX, limits.maxGroupCountY, limits.maxGroupCountZ};
   // The driver's own global offset: ZE_experimental_global_offset, 32 bits.

@@ -25,7 +25,8 @@ enum BuiltIn : uint32_t {
 constexpr uint32_t kDecorationLinkageAttributes = 41, kCapabilityVector16 = 7,
                    kCapabilityInt64 = 11, kExecutionModelKernel = 6, kVersion1_4 = 0x00010400;
 
-const char *builtInName(uint32_t builtIn) {
+// The built-ins the launch values answer, by name; nullptr for the others.
+const char *answeredByLaunchValues(uint32_t builtIn) {
   switch (builtIn) {
     case kNumWorkgroups:
       return "NumWorkgroups";
@@ -44,23 +45,7 @@ const char *builtInName(uint32_t builtIn) {
     case kGlobalLinearId:
       return "GlobalLinearId";
     default:
-      return "a built-in";
-  }
-}
-
-bool answeredByLaunchValues(uint32_t builtIn) {
-  switch (builtIn) {
-    case kNumWorkgroups:
-    case kWorkgroupId:
-    case kGlobalInvocationId:
-    case kWorkDim:
-    case kGlobalSize:
-    case kEnqueuedWorkgroupSize:
-    case kGlobalOffset:
-    case kGlobalLinearId:
-      return true;
-    default:
-      return false;
+      return nullptr;
   }
 }
 
@@ -106,7 +91,7 @@ class LaunchValueRewrite {
     const std::vector<uint32_t> &w = i.words;
     auto answered = [&](uint32_t id) {
       auto it = builtInOf_.find(id);
-      return it != builtInOf_.end() && answeredByLaunchValues(it->second);
+      return it != builtInOf_.end() && answeredByLaunchValues(it->second) != nullptr;
     };
     if (i.opcode == op::Load && answered(w[3])) {
       finish(value(builtInOf_.at(w[3])), i);
@@ -136,7 +121,7 @@ class LaunchValueRewrite {
                    "module '{}' reaches the built-in {} other than by loading it (instruction "
                    "{}), so the runtime cannot give its kernels a partial last work-group or "
                    "a global offset on this device: launch whole work-groups without an offset",
-                   name_, builtInName(builtInOf_.at(variable)), i.opcode);
+                   name_, answeredByLaunchValues(builtInOf_.at(variable)), i.opcode);
       }
     return false;
   }
@@ -228,26 +213,33 @@ class LaunchValueRewrite {
   size_t rewritten_ = 0;
 };
 
-// The kernel `entry`'s wrapper, `wrapper`: the kernel's parameters and the launch values,
-// which it stores before calling the kernel. Returns the wrapper's parameters in order.
-std::vector<uint32_t> addWrapper(Rewriter &r, uint32_t entry, uint32_t wrapper,
-                                 LaunchValueRewrite &rewrite) {
-  uint32_t launchType = rewrite.launchType();
-  const std::vector<Instruction> &all = r.instructions();
+// Function `f`'s result type and its parameters' ids and types, in order.
+struct Signature {
   uint32_t result = 0;
-  std::vector<uint32_t> paramTypes, params;
+  std::vector<std::pair<uint32_t, uint32_t>> params;  // (id, type)
+};
+Signature signatureOf(const std::vector<Instruction> &all, uint32_t f) {
+  Signature s;
   for (size_t k = 0; k < all.size(); ++k) {
-    if (all[k].opcode != op::Function || all[k].result != entry) continue;
-    result = all[k].type;
+    if (all[k].opcode != op::Function || all[k].result != f) continue;
+    s.result = all[k].type;
     for (size_t p = k + 1; p < all.size() && all[p].opcode == op::FunctionParameter; ++p)
-      paramTypes.push_back(all[p].type);
+      s.params.emplace_back(all[p].result, all[p].type);
     break;
   }
-  std::vector<uint32_t> types = paramTypes;
-  types.push_back(launchType);
-  std::vector<Instruction> body{
-      Rewriter::make(op::Function, result, wrapper, {0, r.functionType(result, types)})};
-  std::vector<uint32_t> args{entry};
+  return s;
+}
+
+// The kernel `entry`'s wrapper, `wrapper`: the kernel's parameters and the launch values,
+// which it stores before calling the kernel. Returns the wrapper's parameters in order.
+std::vector<uint32_t> addWrapper(Rewriter &r, uint32_t entry, const Signature &kernel,
+                                 uint32_t wrapper, LaunchValueRewrite &rewrite) {
+  std::vector<uint32_t> types;
+  for (auto [id, type] : kernel.params) types.push_back(type);
+  types.push_back(rewrite.launchType());
+  std::vector<Instruction> body{Rewriter::make(op::Function, kernel.result, wrapper,
+                                               {0, r.functionType(kernel.result, types)})};
+  std::vector<uint32_t> params, args{entry};
   for (uint32_t type : types) {
     params.push_back(r.newId());
     body.push_back(Rewriter::make(op::FunctionParameter, type, params.back(), {}));
@@ -255,22 +247,10 @@ std::vector<uint32_t> addWrapper(Rewriter &r, uint32_t entry, uint32_t wrapper,
   args.insert(args.end(), params.begin(), params.end() - 1);
   body.push_back(Rewriter::make(op::Label, 0, r.newId(), {}));
   for (Instruction &i : rewrite.storeLaunchValues(r, params.back())) body.push_back(std::move(i));
-  body.push_back(Rewriter::make(op::FunctionCall, result, r.newId(), args));
+  body.push_back(Rewriter::make(op::FunctionCall, kernel.result, r.newId(), args));
   body.push_back(Rewriter::make(op::Return, 0, 0, {}));
   body.push_back(Rewriter::make(op::FunctionEnd, 0, 0, {}));
   r.appendToFunctions(body);
-  return params;
-}
-
-// The parameters of function `f`, in order.
-std::vector<uint32_t> parametersOf(const std::vector<Instruction> &all, uint32_t f) {
-  std::vector<uint32_t> params;
-  for (size_t k = 0; k < all.size(); ++k) {
-    if (all[k].opcode != op::Function || all[k].result != f) continue;
-    for (size_t p = k + 1; p < all.size() && all[p].opcode == op::FunctionParameter; ++p)
-      params.push_back(all[p].result);
-    break;
-  }
   return params;
 }
 
@@ -317,11 +297,10 @@ LaunchValueModule addLaunchValues(std::span<const uint32_t> words, const std::st
   std::set<std::string> kernelNames;
   for (const auto &[entry, kernel] : kernelName) kernelNames.insert(kernel);
   std::map<uint32_t, uint32_t> paramOf;  // a kernel's parameter -> the wrapper's
-  std::vector<std::pair<uint32_t, uint32_t>> wrappers(wrapperOf.begin(), wrapperOf.end());
-  for (auto [entry, wrapper] : wrappers) {
-    std::vector<uint32_t> own = parametersOf(r.instructions(), entry);
-    std::vector<uint32_t> params = addWrapper(r, entry, wrapper, rewrite);
-    for (size_t k = 0; k < own.size(); ++k) paramOf[own[k]] = params[k];
+  for (auto [entry, wrapper] : wrapperOf) {
+    Signature kernel = signatureOf(r.instructions(), entry);
+    std::vector<uint32_t> params = addWrapper(r, entry, kernel, wrapper, rewrite);
+    for (size_t k = 0; k < kernel.params.size(); ++k) paramOf[kernel.params[k].first] = params[k];
   }
   std::vector<Instruction> added;
   for (Instruction &i : preamble) {

@@ -333,6 +333,7 @@ class Rewriter {
     return emit(opcode, type, {emit(opcode, type, {value, half}), rest});
   }
 
+  // An instruction with its word count; `type` and `result` 0 where it has none.
   static Instruction make(uint16_t opcode, uint32_t type, uint32_t result,
                           const std::vector<uint32_t> &operands) {
     Instruction i{opcode, type, result, {0}, {}};
