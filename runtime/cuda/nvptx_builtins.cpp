@@ -148,32 +148,20 @@ void answerReflections(llvm::Module &m) {
 }
 
 // What LLVM 15 compiles differently from NVIDIA's compiler in libdevice's code: nvvm.round is
-// C's round (halves away from zero), which LLVM 15's NVPTX back end selects as cvt.rni
-// (halves to even), so each call becomes t = trunc(x), plus copysign(1, x) where |x - t| >= 1/2
-// (x - t is exact); and libdevice's accuracy is NVIDIA's compiler's, with multiplies and adds
-// contracted to fma as nvcc does by default, which LLVM does only where an instruction allows
-// it.
+// rint (halves to even: libdevice's __nv_rintf is that call alone, and nvcc selects it as
+// cvt.rni), which LLVM 15's InstCombine takes for C's round (halves away from zero) and then
+// expands into a trunc, a compare and a select; so each becomes llvm.rint, which the NVPTX back
+// end selects as cvt.rni. And libdevice's accuracy is NVIDIA's compiler's, with multiplies and
+// adds contracted to fma as nvcc does by default, which LLVM does only where an instruction
+// allows it.
 void adaptLibdevice(llvm::Module &m, const std::set<std::string> &libdeviceFunctions) {
   for (const char *name : {"llvm.nvvm.round.f", "llvm.nvvm.round.ftz.f", "llvm.nvvm.round.d"}) {
     llvm::Function *round = m.getFunction(name);
     if (!round) continue;
-    std::vector<llvm::CallInst *> calls;
-    for (llvm::User *u : round->users())
-      if (auto *call = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(call);
-    for (llvm::CallInst *call : calls) {
-      llvm::IRBuilder<> b(call);
-      llvm::Value *x = call->getArgOperand(0);
-      llvm::Type *t = x->getType();
-      llvm::Value *whole = b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x);
-      llvm::Value *half =
-          b.CreateFCmpOGE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, b.CreateFSub(x, whole)),
-                          llvm::ConstantFP::get(t, 0.5));
-      llvm::Value *step =
-          b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, llvm::ConstantFP::get(t, 1.0), x);
-      call->replaceAllUsesWith(
-          b.CreateFAdd(whole, b.CreateSelect(half, step, llvm::ConstantFP::get(t, 0.0))));
-      call->eraseFromParent();
-    }
+    // The ftz variant is reached only where __CUDA_FTZ is answered 1 (answerReflections answers
+    // 0); rint of a denormal is a zero of its sign either way.
+    round->replaceAllUsesWith(
+        llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::rint, {round->getReturnType()}));
     round->eraseFromParent();
   }
   for (llvm::Function &f : m)

@@ -214,4 +214,57 @@ std::set<std::string> lowerKernels(llvm::Module &m, const std::vector<spirv::Ker
   return takingLaunchValues;
 }
 
+void forwardLaunchValues(llvm::Module &m) {
+  auto isLaunchValue = [](const llvm::GlobalVariable *g) {
+    if (!g || g->getAddressSpace() != 3) return false;
+    for (const LaunchValue &value : kLaunchValues)
+      if (g->getName().startswith(value.global)) return true;  // or a piece GlobalOpt split off
+    return false;
+  };
+  std::set<llvm::GlobalVariable *> touched;
+  for (llvm::Function &f : m) {
+    if (f.getCallingConv() != llvm::CallingConv::PTX_Kernel || f.isDeclaration()) continue;
+    std::map<llvm::Value *, llvm::Value *> stored;  // address -> the parameter stored there
+    for (llvm::Instruction &i : f.getEntryBlock())
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&i))
+        if (llvm::isa<llvm::Argument>(store->getValueOperand()) &&
+            isLaunchValue(llvm::dyn_cast<llvm::GlobalVariable>(
+                store->getPointerOperand()->stripPointerCasts())))
+          stored.emplace(store->getPointerOperand(), store->getValueOperand());
+    std::vector<llvm::LoadInst *> loads;
+    for (llvm::Instruction &i : llvm::instructions(f))
+      if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&i))
+        if (auto it = stored.find(load->getPointerOperand());
+            it != stored.end() && it->second->getType() == load->getType())
+          loads.push_back(load);
+    for (llvm::LoadInst *load : loads) {
+      touched.insert(
+          llvm::cast<llvm::GlobalVariable>(load->getPointerOperand()->stripPointerCasts()));
+      load->replaceAllUsesWith(stored[load->getPointerOperand()]);
+      load->eraseFromParent();
+    }
+  }
+  // A value nothing loads any more needs no stores; one that a function outside the entries
+  // still loads (a call that was not inlined) keeps them.
+  for (llvm::GlobalVariable *g : touched) {
+    std::vector<llvm::StoreInst *> stores;
+    bool loaded = false;
+    std::vector<llvm::User *> work(g->user_begin(), g->user_end());
+    while (!work.empty() && !loaded) {
+      llvm::User *u = work.back();
+      work.pop_back();
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(u); store && store->getValueOperand() != g)
+        stores.push_back(store);
+      else if (llvm::isa<llvm::ConstantExpr>(u))
+        work.insert(work.end(), u->user_begin(), u->user_end());
+      else
+        loaded = true;
+    }
+    if (loaded) continue;
+    for (llvm::StoreInst *store : stores) store->eraseFromParent();
+    g->removeDeadConstantUsers();
+    if (g->use_empty()) g->eraseFromParent();
+  }
+}
+
 }  // namespace xpurt::cuda

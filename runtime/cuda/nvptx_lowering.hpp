@@ -89,6 +89,12 @@ inline constexpr LaunchValue kLaunchValues[] = {
     {"xpurt.enqueued_local_size", "xpurt_cuda_enqueued_local_size", 32, 3},
     {"xpurt.group_base", "xpurt_cuda_group_base", 32, 3}};
 
+// After optimising: where a kernel's entry, into which its code was inlined, loads a launch
+// value that it stored itself, uses the parameter it stored (LLVM cannot forward the store
+// past a barrier); the stores of a value nothing loads any more go, so a kernel whose code was
+// all inlined keeps no launch value in shared memory.
+void forwardLaunchValues(llvm::Module &m);
+
 // Defines the launch-value readers the module calls (after the CUDA builtin library is linked):
 // each loads element d (d < 3; the library tests it) of its launch value's global.
 void defineLaunchValueReaders(llvm::Module &m);

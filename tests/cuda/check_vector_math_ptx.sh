@@ -3,9 +3,14 @@
 # element, not to one inlined copy per element; a small one stays inlined. With libclc's math
 # (runtime/cuda/nvptx_vector_math.cpp) and, where the build found libdevice (LIBDEVICE is
 # "libdevice"), with libdevice's (runtime/cuda/builtins/libdevice_math.cl).
-#   check_vector_math_ptx.sh XPURT_COMPILE MODULE WORK [LIBDEVICE]
+# With libdevice, also what brings sin_cos_pow_float4 near nvcc's speed: libdevice's nvvm.round
+# as rint (cvt.rni), not a trunc-based round; with PTXAS, its registers (48 where MachineSink
+# ran, 32 without it: runtime/cuda/ptx_compiler.cpp, emitPtx; nvcc's of the same source, 24);
+# and that group_sums reads its group id from its parameters, not through shared memory
+# (runtime/cuda/nvptx_kernels.cpp, forwardLaunchValues).
+#   check_vector_math_ptx.sh XPURT_COMPILE MODULE WORK [LIBDEVICE [PTXAS]]
 set -eu
-compile=$1 module=$2 work=$3 libdevice=${4:-}
+compile=$1 module=$2 work=$3 libdevice=${4:-} ptxas=${5:-}
 mkdir -p "$work"
 ptx="$work/vector_math.ptx"
 XPURT_LIBDEVICE=none "$compile" --target ptx -o "$ptx" "$module" >/dev/null
@@ -34,5 +39,17 @@ if [ "$libdevice" = libdevice ]; then
   check "functions xp_lgamma_double" "$(functions xp_lgamma_double)" 1
   check "calls of xp_lgamma_double (lgamma of a double16)" "$(calls xp_lgamma_double lgamma_double16)" 16
   check "calls in fabs_float4" "$(awk '/^\.visible \.entry fabs_float4\(/,/^}/' "$ptx" | grep -c "call" || true)" 0
+  entry() { awk "/^\.visible \.entry $1\(/,/^}/" "$ptx"; }
+  check "roundings to nearest even in sin_cos_pow_float4 (pow's 4, sin's and cos's 8)" \
+    "$(entry sin_cos_pow_float4 | grep -c "cvt.rni" || true)" 12
+  check "float truncations in sin_cos_pow_float4" \
+    "$(entry sin_cos_pow_float4 | grep -c "cvt.rzi.f32.f32" || true)" 0
+  check "launch values stored in shared memory by group_sums" \
+    "$(entry group_sums | grep -c 'st.shared.*xpurt_' || true)" 0
+  if [ -n "$ptxas" ]; then
+    regs=$("$ptxas" -arch=sm_90 -v -o "$work/vector_math.cubin" "$ptx" 2>&1 |
+      awk '/entry function .sin_cos_pow_float4./ {f = 1} f && /Used [0-9]+ registers/ {print $5; exit}')
+    check "sin_cos_pow_float4 uses at most 40 registers" "$([ "${regs:-99}" -le 40 ] && echo yes || echo "no ($regs)")" yes
+  fi
 fi
 exit $fail

@@ -93,3 +93,28 @@ kernel void half_lanes(global const half *x, global const half *y, global half *
     so[8 + l] = pow(fabs(al), bl);
   }
 }
+
+// sin, cos and pow of each element of a float4, combined at the end (bench/kernels/vector_math.cl
+// has the same shape): check_vector_math_ptx.sh checks that each element's code stays where it
+// is computed, as nvcc leaves it, and that libdevice's rounding is rint.
+kernel void sin_cos_pow_float4(global float4 *y, global const float4 *x, int n) {
+  int i = get_global_id(0);
+  if (i < n) {
+    float4 v = x[i];
+    y[i] = sin(v) * cos(0.5f * v) + pow(fabs(v) + 1.0f, (float4)(1.5f));
+  }
+}
+
+// Sums of each work-group's elements through local memory, written at the group's id after the
+// barriers: check_vector_math_ptx.sh checks that the group id comes from the kernel's
+// parameters, not through shared memory.
+kernel void group_sums(global const float *x, global float *sums, local float *scratch) {
+  size_t lid = get_local_id(0), n = get_local_size(0);
+  scratch[lid] = x[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (size_t stride = n / 2; stride > 0; stride /= 2) {
+    if (lid < stride) scratch[lid] += scratch[lid + stride];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) sums[get_group_id(0)] = scratch[0];
+}
