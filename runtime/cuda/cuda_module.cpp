@@ -22,8 +22,6 @@ namespace {
 constexpr std::string_view kCacheName = "cuda";
 constexpr uint64_t kMaxLocalArgumentBytes = uint64_t{1} << 32;
 
-constexpr std::string_view kCubinCacheName = "cuda_cubin";
-
 core::disk_cache::Key cacheKey(std::span<const std::byte> bytes, const core::ModuleOptions &options,
                                std::string material) {
   material = fmt::format("xpurt {}.{}.{} build {} {}|spec=", XPURT_VERSION_MAJOR,
@@ -32,44 +30,24 @@ core::disk_cache::Key cacheKey(std::span<const std::byte> bytes, const core::Mod
   return core::disk_cache::makeKey(bytes, std::move(material));
 }
 
-// The PTX for the device's target: from the disk cache, or compiled in the JIT worker.
-PtxModule compile(const CudaDevice &device, std::span<const std::byte> bytes,
-                  const std::vector<uint32_t> &words, const std::string &name,
-                  const core::ModuleOptions &options) {
-  int sm = device.description().ptxTarget;
-  core::disk_cache::Key key =
-      cacheKey(bytes, options, fmt::format("ptx sm_{} {}", sm, libdeviceIdentity()));
-  std::optional<std::filesystem::path> dir = core::disk_cache::directory();
-  if (dir) {
-    if (auto payload = core::disk_cache::read(*dir, kCacheName, key)) {
-      if (auto module = deserializePtxModule(*payload)) return std::move(*module);
-      core::disk_cache::reject(*dir, kCacheName, key, "malformed");
-    }
-  }
-  std::string payload = core::compileInWorker(fmt::format("cuda_sm_{}", sm), words, name, options);
+core::disk_cache::Key ptxKey(const CudaDevice &device, std::span<const std::byte> bytes,
+                             const core::ModuleOptions &options) {
+  return cacheKey(bytes, options,
+                  fmt::format("ptx sm_{} {}", device.description().ptxTarget, libdeviceIdentity()));
+}
+
+// The PTX for the device's target, compiled in the JIT worker and written to the disk cache.
+PtxModule compile(const CudaDevice &device, const std::vector<uint32_t> &words,
+                  const std::string &name, const core::ModuleOptions &options,
+                  const std::optional<std::filesystem::path> &dir,
+                  const core::disk_cache::Key &key) {
+  std::string payload = core::compileInWorker(
+      fmt::format("cuda_sm_{}", device.description().ptxTarget), words, name, options);
   auto module = deserializePtxModule(payload);
   if (!module)
     core::fail(XPURT_ERROR_UNKNOWN, "module '{}': the JIT worker's PTX is malformed", name);
   if (dir) core::disk_cache::write(*dir, kCacheName, key, payload);
   return std::move(*module);
-}
-
-// The driver's JIT of PTX to the device's own code (cuLink*), or nothing where it fails: the
-// caller then loads the PTX itself, which reports the JIT log.
-std::optional<std::string> assembleCubin(CudaDevice &device, const std::string &ptx,
-                                         const std::string &name) {
-  ContextScope scope(device.context());
-  CUlinkState link = nullptr;
-  if (cu().LinkCreate(0, nullptr, nullptr, &link) != CUDA_SUCCESS) return std::nullopt;
-  std::optional<std::string> cubin;
-  void *image = nullptr;
-  size_t size = 0;
-  if (cu().LinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char *>(ptx.c_str()), ptx.size() + 1,
-                       name.c_str(), 0, nullptr, nullptr) == CUDA_SUCCESS &&
-      cu().LinkComplete(link, &image, &size) == CUDA_SUCCESS && image && size)
-    cubin.emplace(static_cast<const char *>(image), size);  // the link state owns the image
-  cu().LinkDestroy(link);
-  return cubin;
 }
 
 // cuModuleLoadDataEx with the driver's JIT logs; throws INVALID_MODULE quoting the error log.
@@ -220,31 +198,29 @@ core::Ref<core::Module> loadCudaSpirvModule(core::Ref<CudaDevice> device,
   if (!options.buildFlags.empty())
     core::log().info("module '{}': build flags '{}' do not apply to the PTX compiler", name,
                      options.buildFlags);
-  // The device's own code, cached beside the PTX: loading it skips the driver's PTX JIT, which
-  // costs milliseconds even when the driver's own cache has the result. Its key holds the
-  // module's bytes, which were checked when it was compiled: a hit skips the checks too.
-  const CudaDeviceDescription &d = device->description();
-  core::disk_cache::Key cubinKey =
-      cacheKey(bytes, options,
-               fmt::format("cubin sm_{}{} driver {} {}", d.computeMajor, d.computeMinor,
-                           cu().version, libdeviceIdentity()));
+  // The PTX, cached on disk: its key holds the module's bytes, which were checked when it was
+  // compiled, so a hit skips the checks too. The driver compiles it for the device as a whole
+  // program and keeps the result in its own cache (CUDA_CACHE_PATH): a load that finds it there
+  // costs as much as loading a cubin. (The driver's linker, cuLink*, would give a cubin to cache
+  // here, but compiles PTX as relocatable code for linking, which made vector_math 4% slower.)
+  core::disk_cache::Key key = ptxKey(*device, bytes, options);
   std::optional<std::filesystem::path> dir = core::disk_cache::directory();
   std::optional<PtxModule> ptx;
   CUmodule module = nullptr;
   const char *how = "from the disk cache";
   if (dir) {
-    if (auto payload = core::disk_cache::read(*dir, kCubinCacheName, cubinKey)) {
+    if (auto payload = core::disk_cache::read(*dir, kCacheName, key)) {
       ptx = deserializePtxModule(*payload);
       if (ptx) {
         try {
-          module = loadImage(*device, ptx->ptx.data(), name);
+          module = loadImage(*device, ptx->ptx.c_str(), name);
         } catch (const core::Error &e) {
-          core::log().debug("module '{}': cached device code not loaded ({}); compiling again",
-                            name, e.what());
+          core::log().debug("module '{}': cached PTX not loaded ({}); compiling again", name,
+                            e.what());
           ptx.reset();
         }
       }
-      if (!ptx) core::disk_cache::reject(*dir, kCubinCacheName, cubinKey, "not loadable");
+      if (!ptx) core::disk_cache::reject(*dir, kCacheName, key, "not loadable");
     }
   }
   if (!ptx) {
@@ -252,16 +228,8 @@ core::Ref<core::Module> loadCudaSpirvModule(core::Ref<CudaDevice> device,
     // Linked into another module before it is compiled (xpurtLinkModules).
     if (checked.preamble.linkOnly())
       return core::makeRef<spirv::LinkOnlyModule>(std::move(device), name, checked.preamble);
-    ptx = compile(*device, bytes, checked.words, name, options);
-    std::optional<std::string> cubin = assembleCubin(*device, ptx->ptx, name);
-    if (cubin) {
-      std::string text = std::exchange(ptx->ptx, std::move(*cubin));
-      module = loadImage(*device, ptx->ptx.data(), name);
-      if (dir) core::disk_cache::write(*dir, kCubinCacheName, cubinKey, serializePtxModule(*ptx));
-      ptx->ptx = std::move(text);
-    } else {
-      module = loadImage(*device, ptx->ptx.c_str(), name);  // fails with the JIT log
-    }
+    ptx = compile(*device, checked.words, name, options, dir, key);
+    module = loadImage(*device, ptx->ptx.c_str(), name);  // fails with the JIT log
     how = "compiled";
   }
   core::log().debug(
