@@ -217,7 +217,12 @@ double CNFN remainder(double x, double y) {
 
 // lgamma: libclc's is -inf at -inf; OpenCL's (C99's) is +inf there, at zero and at the
 // negative integers (the poles).
-double xp_lgamma_r(double x, __private int *sign) __asm__("_Z8lgamma_rdPi");  // libclc's
+// libclc's lgamma_r (renamed on the CPU, where math_special_values.cl defines OpenCL's).
+#ifdef __NVPTX__
+double xp_lgamma_r(double x, __private int *sign) __asm__("_Z8lgamma_rdPi");
+#else
+double xp_lgamma_r(double x, __private int *sign) __asm__("xpurt.libclc._Z8lgamma_rdPi");
+#endif
 double CNFN lgamma(double x) {
   if (isinf(x) || (x <= 0.0 && x == floor(x))) return (double)INFINITY;
   int sign;
