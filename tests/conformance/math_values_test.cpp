@@ -1,4 +1,4 @@
-// Math builtins of float and double against host references within OpenCL's ulp limits
+// Math builtins of float, double and half against host references within OpenCL's ulp limits
 // (OpenCL C 3.0, 7.4, full profile), special values exact: one kernel per type computes every
 // function of tests/kernels/math_values.cl on special values, pairs of them, and random values
 // of several ranges. The references are glibc's long double functions, computed on the host
@@ -99,6 +99,12 @@ const Function kFunctions[] = {
 };
 constexpr size_t kCount = std::size(kFunctions);
 
+// cl_khr_fp16's limits for half, in kFunctions' order (OpenCL C 3.0, 7.4): 2 ulp for most,
+// 4 for erf, erfc, tgamma and pow, none for lgamma, exact or correctly rounded as for float.
+const double kHalfUlps[kCount] = {2, 2, 2,  2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,   2, 2, 2, 2,
+                                  4, 4, -1, 4, 2, 2, 0, 0, 0, 0, 0, 2, 4, 2, 0, 0, 0.5, 0, 2, 2};
+static_assert(std::size(kHalfUlps) == kCount);
+
 // Whether a device result is within `ulps` of the exact value (OpenCL's measure: the error
 // over the ulp of T at the exact value; below T's smallest normal, the smallest subnormal's
 // scale). NaN must be NaN; infinities, zeros (with their signs) and results that round to an
@@ -120,6 +126,25 @@ bool within(long double exact, T result, double ulps, double *error) {
   }
   int exponent = std::max(std::ilogb(exact), L::min_exponent - 1);
   *error = double(diff / std::ldexp(1.0L, exponent - (L::digits - 1)));
+  return *error <= ulps;
+}
+
+// within() for half: 11 significant bits, normal from 2^-14.
+bool withinHalf(long double exact, _Float16 result, double ulps, double *error) {
+  *error = 0;
+  double got = double(result), rounded = double(static_cast<_Float16>(double(exact)));
+  if (std::isnan(exact)) return std::isnan(got);
+  if (std::isnan(got)) return false;
+  if (std::isinf(rounded) || exact == 0)
+    return got == rounded && std::signbit(got) == std::signbit(rounded);
+  if (std::isinf(got)) return false;
+  long double diff = std::fabs(got - exact);
+  if (ulps < 0) {
+    *error = double(diff);
+    return diff <= std::max(std::fabs(exact) / 1024, 1.0L / 4096);
+  }
+  int exponent = std::max(std::ilogb(exact), -14);
+  *error = double(diff / std::ldexp(1.0L, exponent - 10));
   return *error <= ulps;
 }
 
@@ -307,6 +332,46 @@ TEST_P(MathValuesTest, FloatWithinOpenClUlpLimits) {
 
 TEST_P(MathValuesTest, DoubleWithinOpenClUlpLimits) {
   check<double>("math_double", "math_double4", 4);
+}
+
+// Every exponent and a quarter of the significands of half as x, and another half as y.
+TEST_P(MathValuesTest, HalfWithinOpenClUlpLimits) {
+  std::vector<_Float16> x, y;
+  for (uint32_t i = 0; i < 16384; ++i) {
+    uint16_t a = uint16_t(i << 2 | (i & 3)), b = uint16_t(i * 40503u + 12345u);
+    _Float16 u, v;
+    std::memcpy(&u, &a, 2);
+    std::memcpy(&v, &b, 2);
+    x.push_back(u);
+    y.push_back(v);
+  }
+  std::vector<_Float16> scalar = run("math_half", x, y, 1);
+  std::vector<_Float16> vector = run("math_half8", x, y, 8);
+  for (size_t f = 0; f < kCount; ++f) {
+    const Function &fn = kFunctions[f];
+    int wrong = 0, differing = 0;
+    double worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      double a = double(x[i]), b = double(y[i]);
+      long double exact = fn.ref(a, b);
+      _Float16 got = scalar[i * kCount + f], lane = vector[i * kCount + f];
+      double error = 0;
+      if (!withinHalf(exact, got, kHalfUlps[f], &error) && ++wrong <= 3)
+        ADD_FAILURE() << fn.name << "(" << show(a) << (fn.twoArgs ? ", " + show(b) : "")
+                      << ") of half on " << GetParam().name << ": " << show(double(got))
+                      << ", exact " << show(double(exact)) << " (" << error << " off; limit "
+                      << kHalfUlps[f] << " ulp)";
+      if (std::isfinite(error)) worst = std::max(worst, error);
+      if (std::memcmp(&lane, &got, 2) != 0 &&
+          !(std::isnan(double(lane)) && std::isnan(double(got))) && ++differing <= 2)
+        ADD_FAILURE() << fn.name << " of half8, lane " << i % 8 << " (input " << show(a)
+                      << "): " << show(double(lane)) << ", the scalar " << show(double(got));
+    }
+    EXPECT_EQ(wrong + differing, 0)
+        << fn.name << " of half on " << GetParam().name << ": " << wrong << " of " << x.size()
+        << " results out of bounds (worst " << worst << " ulp), " << differing
+        << " vector lanes unlike the scalar";
+  }
 }
 
 XPURT_INSTANTIATE_CONFORMANCE(MathValuesTest);

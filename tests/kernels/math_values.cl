@@ -1,6 +1,7 @@
-// Math builtins of float and double on every input, for tests/conformance/math_values_test.cpp,
-// which holds the host references. The order of XP_FUNCTIONS is the test's kFunctions order.
+// Math builtins of float, double and half on every input, for
+// tests/conformance/math_values_test.cpp, which holds the host references. The order of XP_FUNCTIONS is the test's kFunctions order.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 #define XP_ONE_ARG(F)                                                                        \
   F(sin) F(cos) F(tan) F(asin) F(acos) F(atan) F(sinh) F(cosh) F(tanh) F(asinh) F(acosh)      \
@@ -25,6 +26,7 @@
 #define XP_STORE_TWO(name) o[f++] = name(a, b);
 XP_SCALAR(float)
 XP_SCALAR(double)
+XP_SCALAR(half)
 
 // The same on vectors of N: work-item i takes x[i * N ..] and writes function f's N results
 // at out[(i * XP_FUNCTIONS + f) * N ..].
@@ -45,6 +47,9 @@ XP_SCALAR(double)
 #define XP_VSTORE_TWO_4(name) vstore4(name(a, b), f++, o);
 XP_VECTOR(float, 16)
 XP_VECTOR(double, 4)
+#define XP_VSTORE_ONE_8(name) vstore8(name(a), f++, o);
+#define XP_VSTORE_TWO_8(name) vstore8(name(a, b), f++, o);
+XP_VECTOR(half, 8)
 
 // ldexp, which takes an int: work-item i scales x[i] by 2^n[i].
 kernel void ldexp_float(global const float *x, global const int *n, global float *out) {

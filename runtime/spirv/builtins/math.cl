@@ -4,6 +4,16 @@
 // maxmag, minmag, nan and vector nextafter for float and double.
 #include "builtins.h"
 
+// Functions that the CUDA library's libdevice math (cuda/builtins/libdevice_math.cl) defines
+// too, and displaces where libdevice is found (cuda/nvptx_builtins.cpp): not inlined into this
+// file's other functions there (the half ones, which call the float ones), so that those call
+// the function that remains, as the vector forms do.
+#ifdef __NVPTX__
+#define XP_DISPLACEABLE __attribute__((noinline))
+#else
+#define XP_DISPLACEABLE
+#endif
+
 // F(half type, float type, int type, ushort type) for the scalar and each width.
 #define XP_HALF_WIDTHS(F)                                                                    \
   F(half, float, int, ushort) F(half2, float2, int2, ushort2) F(half3, float3, int3, ushort3) \
@@ -150,7 +160,7 @@ XP_DOUBLE_NAN(double4, ulong4) XP_DOUBLE_NAN(double8, ulong8) XP_DOUBLE_NAN(doub
 // exp2 of float: libclc's flushes results below FLT_MIN to zero (so does its ldexp). 2^x =
 // 2^n * 2^f with n the nearest integer and |f| <= 1/2, 2^f from its Taylor series to the 7th
 // power (below 1e-9 relative), scaled by powers of 2 of which only the last product rounds.
-float CNFN exp2(float x) {
+XP_DISPLACEABLE float CNFN exp2(float x) {
   if (isnan(x)) return x;
   if (x >= 128.0f) return INFINITY;
   if (x < -152.0f) return 0.0f;
@@ -181,7 +191,7 @@ float CNFN ldexp(float x, int n) {
 // nearest multiple n/2 of 1/2 and the exact rest t (|t| <= 1/4): sin and cos of pi t keep
 // their precision near the zeros. Float in double, rounded once.
 #define XP_PI 3.141592653589793116
-double CNFN sinpi(double x) {
+XP_DISPLACEABLE double CNFN sinpi(double x) {
   if (isinf(x) || isnan(x)) return x - x;
   double r = fmod(fabs(x), 2.0);  // exact
   double n = rint(2.0 * r), t = r - 0.5 * n;
@@ -191,7 +201,7 @@ double CNFN sinpi(double x) {
   if (r == 0.0 || r == 1.0) v = 0.0;
   return copysign(1.0, x) * v;
 }
-double CNFN cospi(double x) {
+XP_DISPLACEABLE double CNFN cospi(double x) {
   if (isinf(x) || isnan(x)) return x - x;
   double r = fmod(fabs(x), 2.0);
   double n = rint(2.0 * r), t = r - 0.5 * n;
@@ -200,17 +210,17 @@ double CNFN cospi(double x) {
   int q = (int)n & 3;
   return q == 0 ? c : q == 1 ? -s : q == 2 ? -c : s;
 }
-float CNFN sinpi(float x) { return (float)sinpi((double)x); }
-float CNFN cospi(float x) { return (float)cospi((double)x); }
+XP_DISPLACEABLE float CNFN sinpi(float x) { return (float)sinpi((double)x); }
+XP_DISPLACEABLE float CNFN cospi(float x) { return (float)cospi((double)x); }
 
 // remainder: libclc's loses the sign of a zero result (remainder(-0, y) must be -0).
 float OVL __clc_remainder(float x, float y);
 double OVL __clc_remainder(double x, double y);
-float CNFN remainder(float x, float y) {
+XP_DISPLACEABLE float CNFN remainder(float x, float y) {
   float r = __clc_remainder(x, y);
   return r == 0.0f ? copysign(0.0f, x) : r;
 }
-double CNFN remainder(double x, double y) {
+XP_DISPLACEABLE double CNFN remainder(double x, double y) {
   double r = __clc_remainder(x, y);
   return r == 0.0 ? copysign(0.0, x) : r;
 }
@@ -223,18 +233,18 @@ double xp_lgamma_r(double x, __private int *sign) __asm__("_Z8lgamma_rdPi");
 #else
 double xp_lgamma_r(double x, __private int *sign) __asm__("xpurt.libclc._Z8lgamma_rdPi");
 #endif
-double CNFN lgamma(double x) {
+XP_DISPLACEABLE double CNFN lgamma(double x) {
   if (isinf(x) || (x <= 0.0 && x == floor(x))) return (double)INFINITY;
   int sign;
   return xp_lgamma_r(x, &sign);
 }
-float CNFN lgamma(float x) { return (float)lgamma((double)x); }
+XP_DISPLACEABLE float CNFN lgamma(float x) { return (float)lgamma((double)x); }
 
 // sinh and cosh of double: libclc's index a table by (int)|x| for every input, which is far
 // outside it for large ones and NaN (a crash on the CPU). From exp and expm1 instead: below
 // 1 through expm1, which keeps the precision near 0; above ln(DBL_MAX) as exp(|x|/2)^2 / 2,
 // which does not overflow early.
-double CNFN sinh(double x) {
+XP_DISPLACEABLE double CNFN sinh(double x) {
   double a = fabs(x), h = copysign(0.5, x);
   if (!(a < 710.5)) return isnan(x) ? x : copysign((double)INFINITY, x);
   if (a < 0x1p-28) return x;
@@ -246,7 +256,7 @@ double CNFN sinh(double x) {
   double w = exp(0.5 * a);
   return (h * w) * w;
 }
-double CNFN cosh(double x) {
+XP_DISPLACEABLE double CNFN cosh(double x) {
   double a = fabs(x);
   if (!(a < 710.5)) return isnan(x) ? x : (double)INFINITY;
   if (a < 0.3465735902799726) {  // ln(2) / 2
@@ -304,7 +314,7 @@ static void xp_gamma_positive(double x, double dx, double *a, double *b) {
   *a = y / p;
   *b = (y * exp(-z)) * (2.5066282746310002 * exp(xp_stirling(z)) * (1.0 + digamma * ze - c));
 }
-double CNFN tgamma(double x) {
+XP_DISPLACEABLE double CNFN tgamma(double x) {
   if (isnan(x)) return x;
   if (x == 0.0) return 1.0 / x;  // +-inf
   if (isinf(x)) return x > 0.0 ? x : x - x;
@@ -324,7 +334,7 @@ double CNFN tgamma(double x) {
 
 // erfc and tgamma of float: libclc's erfc is 36 ulp off near 8 and flushes results below
 // FLT_MIN; its tgamma is up to 92 ulp off (OpenCL allows 16). In double, rounded once.
-float CNFN erfc(float x) { return (float)erfc((double)x); }
+XP_DISPLACEABLE float CNFN erfc(float x) { return (float)erfc((double)x); }
 float CNFN tgamma(float x) { return (float)tgamma((double)x); }
 
 #ifndef __NVPTX__  // the CUDA builtin library compiles this file too: libdevice serves there

@@ -1,13 +1,15 @@
 // Math builtins of float and double whose library versions (libclc's, on the CPU and on CUDA)
 // miss OpenCL's special values or ranges (OpenCL C 3.0, 7.5.1), found by
-// tests/conformance/math_values_more_test.cpp, written here from functions that get them
-// right, for every address space a pointer argument may name (generic included: OpenCL C
-// 2.0 and later pass pointers to private variables as generic ones) and every vector width:
+// tests/conformance/math_values_more_test.cpp and common_values_test.cpp, written here from
+// functions that get them right, for every address space a pointer argument may name (generic
+// included: OpenCL C 2.0 and later pass pointers to private variables as generic ones) and
+// every vector width:
 // - atanpi(-0) and tanpi of odd integers gave +0, not -0;
 // - fract(-0) gave +0, not -0;
 // - lgamma_r(-inf) gave -inf, not +inf;
 // - remquo with a subnormal y gave NaN, and quotients without their low bits;
-// - rootn of float flushed results near FLT_MIN to 0.
+// - rootn of float flushed results near FLT_MIN to 0;
+// - clamp of a NaN gave the NaN on CUDA, not minval.
 #include "builtins.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -162,3 +164,17 @@ XP_TYPE(double, 0x1.fffffffffffffp-1)
 XP_ROOTN_VECTOR(float2, int2, 2) XP_ROOTN_VECTOR(float3, int3, 3)
 XP_ROOTN_VECTOR(float4, int4, 4) XP_ROOTN_VECTOR(float8, int8, 8)
 XP_ROOTN_VECTOR(float16, int16, 16)
+
+// clamp(x, minval, maxval) is fmin(fmax(x, minval), maxval) (6.15.4), so minval where x is a
+// NaN: libclc's NVPTX one gave the NaN.
+#define XP_CLAMP(V, S)                                                             \
+  V CNFN clamp(V x, V lo, V hi) { return fmin(fmax(x, lo), hi); }
+#define XP_CLAMP_SCALAR_BOUNDS(V, S)                                               \
+  V CNFN clamp(V x, S lo, S hi) { return fmin(fmax(x, (V)lo), (V)hi); }
+#define XP_CLAMPS(T)                                                                 \
+  XP_CLAMP(T, T) XP_CLAMP(T##2, T) XP_CLAMP(T##3, T) XP_CLAMP(T##4, T) XP_CLAMP(T##8, T) \
+  XP_CLAMP(T##16, T) XP_CLAMP_SCALAR_BOUNDS(T##2, T) XP_CLAMP_SCALAR_BOUNDS(T##3, T)     \
+  XP_CLAMP_SCALAR_BOUNDS(T##4, T) XP_CLAMP_SCALAR_BOUNDS(T##8, T)                        \
+  XP_CLAMP_SCALAR_BOUNDS(T##16, T)
+XP_CLAMPS(float)
+XP_CLAMPS(double)
