@@ -5,11 +5,10 @@
 // a in [0, 1], smoothstep with edge0 < edge1, step of a number). References in long double on
 // the host; vector forms lane by lane against the scalar ones.
 #include "device_param.hpp"
+#include "float_checks.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <random>
-#include <sstream>
 #include <vector>
 
 namespace xpurt::test {
@@ -19,35 +18,6 @@ constexpr size_t kResults = 9;
 const char *const kNames[kResults] = {"clamp", "degrees", "radians",    "max", "min",
                                       "mix",   "step",    "smoothstep", "sign"};
 constexpr long double kPi = 3.14159265358979323846264338327950288L;
-
-// A type's significant bits and smallest normal exponent.
-struct Format {
-  int digits, minExponent;
-};
-template <class T>
-constexpr Format kFormat = std::is_same_v<T, double>  ? Format{53, -1022}
-                           : std::is_same_v<T, float> ? Format{24, -126}
-                                                      : Format{11, -14};
-
-std::string show(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  if (std::isfinite(v)) s << " (" << std::hexfloat << v << ")";
-  return s.str();
-}
-
-template <class T>
-bool sameBits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0 || (std::isnan(double(a)) && std::isnan(double(b)));
-}
-
-template <class T>
-long double ulpAt(long double v) {
-  Format f = kFormat<T>;
-  int exponent = v == 0 ? f.minExponent : std::max(std::ilogb(v), f.minExponent);
-  return std::ldexp(1.0L, exponent - (f.digits - 1));
-}
 
 // Whether result r is right for x, y, z (`checked` false where OpenCL leaves it undefined).
 template <class T>
@@ -118,19 +88,14 @@ class CommonValuesTest : public DeviceTest {
     queue.launch(Kernel(kernels, name), Range(items), {xa, ya, za, oa, items});
     queue.copyToHost(oa);
     queue.sync();
-    std::vector<T> ordered(out.size());
-    for (size_t i = 0; i < items; ++i)
-      for (size_t r = 0; r < kResults; ++r)
-        for (size_t l = 0; l < lanes; ++l)
-          ordered[(i * lanes + l) * kResults + r] = out[(i * kResults + r) * lanes + l];
-    return ordered;
+    return scalarOrder(out, kResults, lanes);
   }
 
   // x: special values, then random ones of several ranges and values in [0, 1] (mix's
   // weights); y < z: random values of the same ranges.
   template <class T>
   void check(const char *scalarKernel, const char *vectorKernel, size_t lanes) {
-    Format f = kFormat<T>;
+    FloatFormat f = kFloatFormat<T>;
     double biggest = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.digits), -f.minExponent + 1);
     const double specials[] = {
         0,   -0.0, INFINITY, -INFINITY, NAN,     1,        -1,

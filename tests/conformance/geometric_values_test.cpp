@@ -5,23 +5,16 @@
 // distance within 2.5 + 2n ulp, normalize's elements within 2 + n epsilons, fast_length,
 // fast_distance and fast_normalize of float within 8192 ulp.
 #include "device_param.hpp"
+#include "float_checks.hpp"
 
 #include <cmath>
 #include <random>
-#include <sstream>
 #include <vector>
 
 namespace xpurt::test {
 namespace {
 
 constexpr size_t kStride = 40;
-
-std::string show(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
-}
 
 class GeometricValuesTest : public DeviceTest {
  protected:

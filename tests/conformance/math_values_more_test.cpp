@@ -7,14 +7,13 @@
 // host in long double, or in the type itself where the result is defined by its rounding
 // (nextafter, fma, mad, fract): independent of every device's library.
 #include "device_param.hpp"
+#include "float_checks.hpp"
 
 #include <cfloat>
 #include <climits>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <vector>
 
 namespace xpurt::test {
@@ -28,42 +27,6 @@ struct Input {
   T x, y, z;
   int n;
 };
-
-template <class T>
-std::string show(T v) {
-  std::ostringstream s;
-  s.precision(std::numeric_limits<T>::max_digits10);
-  s << v;
-  if (std::isfinite(v)) s << " (" << std::hexfloat << v << ")";
-  return s.str();
-}
-
-template <class T>
-bool sameBits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0 || (std::isnan(a) && std::isnan(b));
-}
-
-// As math_values_test.cpp: within `ulps` of the exact value, NaN for NaN, infinities and zeros
-// (with their signs) exact; with ulps < 0, within 2^-10 relative or 2^-12 absolute.
-template <class T>
-bool within(long double exact, T result, double ulps, double *error) {
-  using L = std::numeric_limits<T>;
-  *error = 0;
-  T rounded = static_cast<T>(exact);
-  if (std::isnan(exact)) return std::isnan(result);
-  if (std::isnan(result)) return false;
-  if (std::isinf(rounded) || exact == 0)
-    return result == rounded && std::signbit(result) == std::signbit(rounded);
-  if (std::isinf(result)) return false;
-  long double diff = std::fabs(static_cast<long double>(result) - exact);
-  if (ulps < 0) {
-    *error = double(diff);
-    return diff <= std::max(std::fabs(exact) / 1024, 1.0L / 4096);
-  }
-  int exponent = std::max(std::ilogb(exact), L::min_exponent - 1);
-  *error = double(diff / std::ldexp(1.0L, exponent - (L::digits - 1)));
-  return *error <= ulps;
-}
 
 // OpenCL's special values of powr (7.5.1): pow's where x >= 0, NaN where x < 0, 0^0, inf^0
 // and 1^inf; -0 is a zero like +0.
@@ -315,15 +278,8 @@ class MathValuesMoreTest : public DeviceTest {
     queue.copyToHost(oa);
     queue.copyToHost(ia);
     queue.sync();
-    out.assign(o.size(), 0);
-    iout.assign(io.size(), 0);
-    for (size_t i = 0; i < items; ++i)
-      for (size_t l = 0; l < lanes; ++l) {
-        for (size_t r = 0; r < kResults; ++r)
-          out[(i * lanes + l) * kResults + r] = o[(i * kResults + r) * lanes + l];
-        for (size_t r = 0; r < kIntResults; ++r)
-          iout[(i * lanes + l) * kIntResults + r] = io[(i * kIntResults + r) * lanes + l];
-      }
+    out = scalarOrder(o, kResults, lanes);
+    iout = scalarOrder(io, kIntResults, lanes);
   }
 
   // The int results' references, where defined: frexp's exponent, remquo's quotient (its sign
@@ -387,7 +343,7 @@ class MathValuesMoreTest : public DeviceTest {
         long double exact = reference(r, inputs[i], &eitherZero);
         T got = scalar[i * kResults + r];
         double error = 0;
-        bool ok = within(exact, got, limit, &error) ||
+        bool ok = withinUlps(exact, got, limit, &error) ||
                   (eitherZero && got == 0 && static_cast<T>(exact) == 0);
         if (r == 17 && !ok) {  // mad: a correctly rounded fma, or a rounded product plus z
           volatile T product = inputs[i].x * inputs[i].y;
@@ -507,11 +463,11 @@ TEST_P(MathValuesMoreTest, HalfAndNativeFunctionsInTheirDomains) {
       ++checked;
       double error;
       float half = out[i * kFastResults + halfSlot], native = out[i * kFastResults + nativeSlot];
-      if (!within(exact, half, 8192, &error) && ++wrongHalf <= 3)
+      if (!withinUlps(exact, half, 8192, &error) && ++wrongHalf <= 3)
         ADD_FAILURE() << "half_" << f.name << "(" << show(x[i]) << ", " << show(y[i]) << ") on "
                       << GetParam().name << ": " << show(half) << ", exact " << show(float(exact))
                       << " (" << error << " ulp off; limit 8192)";
-      if (!within(exact, native, -1, &error) && ++wrongNative <= 3)
+      if (!withinUlps(exact, native, -1, &error) && ++wrongNative <= 3)
         ADD_FAILURE() << "native_" << f.name << "(" << show(x[i]) << ", " << show(y[i]) << ") on "
                       << GetParam().name << ": " << show(native) << ", exact "
                       << show(float(exact));

@@ -5,6 +5,7 @@
 // from the same inputs: independent of every device's library (libclc, libdevice, libmvec).
 // Vector forms give, lane by lane, the scalar form's result on the same device.
 #include "device_param.hpp"
+#include "float_checks.hpp"
 
 #include <cfloat>
 #include <cmath>
@@ -12,7 +13,6 @@
 #include <limits>
 #include <random>
 #include <set>
-#include <sstream>
 #include <vector>
 
 namespace xpurt::test {
@@ -105,58 +105,6 @@ const double kHalfUlps[kCount] = {2, 2, 2,  2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 
                                   4, 4, -1, 4, 2, 2, 0, 0, 0, 0, 0, 2, 4, 2, 0, 0, 0.5, 0, 2, 2};
 static_assert(std::size(kHalfUlps) == kCount);
 
-// Whether a device result is within `ulps` of the exact value (OpenCL's measure: the error
-// over the ulp of T at the exact value; below T's smallest normal, the smallest subnormal's
-// scale). NaN must be NaN; infinities, zeros (with their signs) and results that round to an
-// infinity must be exact. With no limit, within 2^-10 relative, or 2^-12 absolute near a zero.
-template <class T>
-bool within(long double exact, T result, double ulps, double *error) {
-  using L = std::numeric_limits<T>;
-  *error = 0;
-  T rounded = static_cast<T>(exact);
-  if (std::isnan(exact)) return std::isnan(result);
-  if (std::isnan(result)) return false;
-  if (std::isinf(rounded) || exact == 0)
-    return result == rounded && std::signbit(result) == std::signbit(rounded);
-  if (std::isinf(result)) return false;
-  long double diff = std::fabs(static_cast<long double>(result) - exact);
-  if (ulps < 0) {
-    *error = double(diff);
-    return diff <= std::max(std::fabs(exact) / 1024, 1.0L / 4096);
-  }
-  int exponent = std::max(std::ilogb(exact), L::min_exponent - 1);
-  *error = double(diff / std::ldexp(1.0L, exponent - (L::digits - 1)));
-  return *error <= ulps;
-}
-
-// within() for half: 11 significant bits, normal from 2^-14.
-bool withinHalf(long double exact, _Float16 result, double ulps, double *error) {
-  *error = 0;
-  double got = double(result), rounded = double(static_cast<_Float16>(double(exact)));
-  if (std::isnan(exact)) return std::isnan(got);
-  if (std::isnan(got)) return false;
-  if (std::isinf(rounded) || exact == 0)
-    return got == rounded && std::signbit(got) == std::signbit(rounded);
-  if (std::isinf(got)) return false;
-  long double diff = std::fabs(got - exact);
-  if (ulps < 0) {
-    *error = double(diff);
-    return diff <= std::max(std::fabs(exact) / 1024, 1.0L / 4096);
-  }
-  int exponent = std::max(std::ilogb(exact), -14);
-  *error = double(diff / std::ldexp(1.0L, exponent - 10));
-  return *error <= ulps;
-}
-
-template <class T>
-std::string show(T v) {
-  std::ostringstream s;
-  s.precision(std::numeric_limits<T>::max_digits10);
-  s << v;
-  if (std::isfinite(v)) s << " (" << std::hexfloat << v << ")";
-  return s.str();
-}
-
 // Special values, every pair of them (for the two-argument functions), then random values:
 // uniform in [-1, 1], [-10, 10] and [-1000, 1000], and of any magnitude with either sign.
 template <class T>
@@ -231,13 +179,7 @@ class MathValuesTest : public DeviceTest {
     queue.launch(Kernel(kernels, name), Range(items), {xa, ya, oa, items});
     queue.copyToHost(oa);
     queue.sync();
-    if (lanes == 1) return out;
-    std::vector<T> ordered(out.size());
-    for (size_t i = 0; i < items; ++i)
-      for (size_t f = 0; f < kCount; ++f)
-        for (size_t l = 0; l < lanes; ++l)
-          ordered[(i * lanes + l) * kCount + f] = out[(i * kCount + f) * lanes + l];
-    return ordered;
+    return scalarOrder(out, kCount, lanes);
   }
 
   template <class T>
@@ -262,7 +204,7 @@ class MathValuesTest : public DeviceTest {
         std::pair<uint64_t, uint64_t> input{0, 0};
         std::memcpy(&input.first, &x[i], sizeof(T));
         if (twoArgs) std::memcpy(&input.second, &y[i], sizeof(T));
-        if (!within(exact, got, limit, &error) && ++wrong && reported.size() < 4 &&
+        if (!withinUlps(exact, got, limit, &error) && ++wrong && reported.size() < 4 &&
             reported.insert(input).second) {
           ADD_FAILURE() << fn.name << "(" << show(x[i])
                         << (twoArgs ? ", " + show(y[i]) : std::string()) << ") on "
@@ -272,9 +214,7 @@ class MathValuesTest : public DeviceTest {
         }
         if (std::isfinite(error)) worst = std::max(worst, error);
         T lane = vector[i * kCount + f];
-        bool same =
-            std::memcmp(&lane, &got, sizeof(T)) == 0 || (std::isnan(lane) && std::isnan(got));
-        if (!same && ++differing <= 2)
+        if (!sameBits(lane, got) && ++differing <= 2)
           ADD_FAILURE() << fn.name << " on a vector of " << lanes << ", lane " << i % lanes
                         << " (input " << show(x[i]) << "): " << show(lane) << ", the scalar "
                         << show(got);
@@ -312,9 +252,7 @@ void checkLdexp(Device &device, TaskQueue &queue, Module &kernels, const char *n
   int wrong = 0;
   for (size_t i = 0; i < xs.size(); ++i) {
     T want = std::ldexp(xs[i], ns[i]);
-    bool same =
-        std::memcmp(&want, &out[i], sizeof(T)) == 0 || (std::isnan(want) && std::isnan(out[i]));
-    if (!same && ++wrong <= 4)
+    if (!sameBits(want, out[i]) && ++wrong <= 4)
       ADD_FAILURE() << "ldexp(" << show(xs[i]) << ", " << ns[i] << "): " << show(out[i])
                     << ", exact " << show(want);
   }
@@ -356,14 +294,13 @@ TEST_P(MathValuesTest, HalfWithinOpenClUlpLimits) {
       long double exact = fn.ref(a, b);
       _Float16 got = scalar[i * kCount + f], lane = vector[i * kCount + f];
       double error = 0;
-      if (!withinHalf(exact, got, kHalfUlps[f], &error) && ++wrong <= 3)
+      if (!withinUlps(exact, got, kHalfUlps[f], &error) && ++wrong <= 3)
         ADD_FAILURE() << fn.name << "(" << show(a) << (fn.twoArgs ? ", " + show(b) : "")
                       << ") of half on " << GetParam().name << ": " << show(double(got))
                       << ", exact " << show(double(exact)) << " (" << error << " off; limit "
                       << kHalfUlps[f] << " ulp)";
       if (std::isfinite(error)) worst = std::max(worst, error);
-      if (std::memcmp(&lane, &got, 2) != 0 &&
-          !(std::isnan(double(lane)) && std::isnan(double(got))) && ++differing <= 2)
+      if (!sameBits(lane, got) && ++differing <= 2)
         ADD_FAILURE() << fn.name << " of half8, lane " << i % 8 << " (input " << show(a)
                       << "): " << show(double(lane)) << ", the scalar " << show(double(got));
     }

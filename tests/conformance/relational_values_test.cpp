@@ -3,11 +3,11 @@
 // every pair of them, scalar (1 or 0) and on vectors of 4 (-1 or 0), bitselect and select, against
 // references computed on the host from the bits.
 #include "device_param.hpp"
+#include "float_checks.hpp"
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <sstream>
 #include <type_traits>
 #include <vector>
 
@@ -76,14 +76,6 @@ bool reference(size_t test, T tx, T ty) {
   }
 }
 
-std::string show(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  if (std::isfinite(v)) s << " (" << std::hexfloat << v << ")";
-  return s.str();
-}
-
 class RelationalValuesTest : public DeviceTest {
  protected:
   Module kernels{device, "xpurt_test_relational_values"};
@@ -106,15 +98,8 @@ class RelationalValuesTest : public DeviceTest {
     queue.copyToHost(oa);
     queue.copyToHost(sa);
     queue.sync();
-    tests.assign(out.size(), 0);
-    selected.assign(sel.size(), T(0));
-    for (size_t i = 0; i < items; ++i)
-      for (size_t l = 0; l < lanes; ++l) {
-        for (size_t t = 0; t < kTests; ++t)
-          tests[(i * lanes + l) * kTests + t] = out[(i * kTests + t) * lanes + l];
-        for (size_t s = 0; s < 2; ++s)
-          selected[(i * lanes + l) * 2 + s] = sel[(i * 2 + s) * lanes + l];
-      }
+    tests = scalarOrder(out, kTests, lanes);
+    selected = scalarOrder(sel, 2, lanes);
   }
 
   template <class T>

@@ -28,3 +28,18 @@
   T OVL scope##_scan_exclusive_bitwise_##op(T x) { return scope##_scan_exclusive_##op(x); }
 #define XP_BITWISE_NAMES(T, scope) \
   XP_BITWISE_NAMED(T, scope, and) XP_BITWISE_NAMED(T, scope, or) XP_BITWISE_NAMED(T, scope, xor)
+
+// Vector forms of a function of one or two arguments, element by element through the scalar
+// form (which must exist).
+#define XP_ELEMENTWISE1(name, V, n)                \
+  V CNFN name(V x) {                               \
+    V r;                                           \
+    for (int i = 0; i < n; ++i) r[i] = name(x[i]); \
+    return r;                                      \
+  }
+#define XP_ELEMENTWISE2(name, V, n)                      \
+  V CNFN name(V x, V y) {                                \
+    V r;                                                 \
+    for (int i = 0; i < n; ++i) r[i] = name(x[i], y[i]); \
+    return r;                                            \
+  }

@@ -83,13 +83,7 @@ half CNFN nextafter(half x, half y) {
   return as_half(bits);
 }
 
-// Vector forms whose scalar forms exist, element by element.
-#define XP_ELEMENTWISE2(name, V, n) \
-  V CNFN name(V x, V y) {           \
-    V r;                            \
-    for (int i = 0; i < n; ++i) r[i] = name(x[i], y[i]); \
-    return r;                       \
-  }
+// Vector forms whose scalar forms exist, element by element (XP_ELEMENTWISE2, builtins.h).
 #define XP_NEXTAFTER(T) XP_ELEMENTWISE2(nextafter, T##2, 2) XP_ELEMENTWISE2(nextafter, T##3, 3) \
   XP_ELEMENTWISE2(nextafter, T##4, 4) XP_ELEMENTWISE2(nextafter, T##8, 8)                       \
   XP_ELEMENTWISE2(nextafter, T##16, 16)
@@ -360,12 +354,6 @@ XP_SINCOS_SIGNED_ZERO(__private, private, "_Z6sincosdPd")
 XP_SINCOS_SIGNED_ZERO(__global, global, "_Z6sincosdPU3AS1d")
 XP_SINCOS_SIGNED_ZERO(__local, local, "_Z6sincosdPU3AS3d")
 // libclc's vector tan and sincos of double do not call the scalar ones: these do.
-#define XP_ELEMENTWISE1(name, V, n)                      \
-  V CNFN name(V x) {                                     \
-    V r;                                                 \
-    for (int i = 0; i < n; ++i) r[i] = name(x[i]);       \
-    return r;                                            \
-  }
 #define XP_SINCOS_VECTOR(V, n, AS)                       \
   V OVL sincos(V x, AS V *c) {                           \
     V s, k;                                              \

@@ -120,12 +120,6 @@ double xp_lgamma_r_double(double x, __private int *sign) __asm__("_Z8lgamma_rdPi
     *quo = q;                                            \
     return r;                                            \
   }
-#define XP_ELEMENTWISE_1(name, V, n)                     \
-  V CNFN name(V x) {                                     \
-    V r;                                                 \
-    for (int i = 0; i < n; ++i) r[i] = name(x[i]);       \
-    return r;                                            \
-  }
 #define XP_ROOTN_VECTOR(V, I, n)                         \
   V CNFN rootn(V x, I k) {                               \
     V r;                                                 \
@@ -154,11 +148,11 @@ double xp_lgamma_r_double(double x, __private int *sign) __asm__("_Z8lgamma_rdPi
 #define XP_TYPE(T, ONE_BELOW)                                                                  \
   XP_SPACE(T, ONE_BELOW, __private) XP_SPACE(T, ONE_BELOW, __global)                           \
   XP_SPACE(T, ONE_BELOW, __local) XP_GENERIC_SPACE(T, ONE_BELOW)                               \
-  XP_ELEMENTWISE_1(atanpi, T##2, 2) XP_ELEMENTWISE_1(atanpi, T##3, 3)                          \
-  XP_ELEMENTWISE_1(atanpi, T##4, 4) XP_ELEMENTWISE_1(atanpi, T##8, 8)                          \
-  XP_ELEMENTWISE_1(atanpi, T##16, 16) XP_ELEMENTWISE_1(tanpi, T##2, 2)                         \
-  XP_ELEMENTWISE_1(tanpi, T##3, 3) XP_ELEMENTWISE_1(tanpi, T##4, 4)                            \
-  XP_ELEMENTWISE_1(tanpi, T##8, 8) XP_ELEMENTWISE_1(tanpi, T##16, 16)
+  XP_ELEMENTWISE1(atanpi, T##2, 2) XP_ELEMENTWISE1(atanpi, T##3, 3)                          \
+  XP_ELEMENTWISE1(atanpi, T##4, 4) XP_ELEMENTWISE1(atanpi, T##8, 8)                          \
+  XP_ELEMENTWISE1(atanpi, T##16, 16) XP_ELEMENTWISE1(tanpi, T##2, 2)                         \
+  XP_ELEMENTWISE1(tanpi, T##3, 3) XP_ELEMENTWISE1(tanpi, T##4, 4)                            \
+  XP_ELEMENTWISE1(tanpi, T##8, 8) XP_ELEMENTWISE1(tanpi, T##16, 16)
 XP_TYPE(float, 0x1.fffffep-1f)
 XP_TYPE(double, 0x1.fffffffffffffp-1)
 XP_ROOTN_VECTOR(float2, int2, 2) XP_ROOTN_VECTOR(float3, int3, 3)
