@@ -23,8 +23,10 @@
 
 namespace xpurt::core {
 
+class CompletionPoller;
 class Device;
 class GraphExec;
+class HostExecutor;
 struct GraphProgram;
 class Kernel;
 class Module;
@@ -102,10 +104,8 @@ struct NativeLibrary {
 class Device : public Object {
  public:
   static constexpr ObjectKind kKind = ObjectKind::Device;
-  explicit Device(Backend &backend) : Object(kKind), backend_(backend) {}
-  ~Device() override {
-    if (registered_) backend_.forget(this);
-  }
+  explicit Device(Backend &backend);
+  ~Device() override;
 
   Backend &backend() const { return backend_; }
   uint32_t index() const { return index_; }  // within its backend
@@ -174,8 +174,21 @@ class Device : public Object {
   // each launch node by node through the launching queue.
   virtual Ref<GraphExec> lowerGraph(std::shared_ptr<const GraphProgram> program);
 
+  // The device's threads, made on first use and shared by all its queues: the one poller that
+  // sees device work end (completion_poller.hpp), and the executor of host work that may block
+  // (host_executor.hpp). A device that has neither kind of work has no thread.
+  CompletionPoller &completionPoller();
+  HostExecutor &hostExecutor();
+
+ protected:
+  // Runs first on every thread the runtime makes for the device (a driver's current context).
+  virtual void prepareHostThread() {}
+
  private:
   friend class Backend;
+  std::once_flag pollerOnce_, executorOnce_;
+  std::unique_ptr<CompletionPoller> poller_;
+  std::unique_ptr<HostExecutor> executor_;
   Backend &backend_;
   uint32_t index_ = 0;
   DeviceOptions options_;

@@ -1,6 +1,8 @@
 #include "backend.hpp"
 
+#include "completion_poller.hpp"
 #include "error.hpp"
+#include "host_executor.hpp"
 #include "log.hpp"
 
 #include <algorithm>
@@ -46,6 +48,26 @@ Ref<Device> Backend::device(uint32_t index, const DeviceOptions &options) {
 void Backend::forget(const Device *device) {
   std::lock_guard lock(devicesMutex_);
   std::erase(devices_, device);
+}
+
+Device::Device(Backend &backend) : Object(kKind), backend_(backend) {}
+
+Device::~Device() {
+  if (registered_) backend_.forget(this);
+}
+
+CompletionPoller &Device::completionPoller() {
+  std::call_once(pollerOnce_, [this] {
+    poller_ = std::make_unique<CompletionPoller>([this] { prepareHostThread(); });
+  });
+  return *poller_;
+}
+
+HostExecutor &Device::hostExecutor() {
+  std::call_once(executorOnce_, [this] {
+    executor_ = std::make_unique<HostExecutor>([this] { prepareHostThread(); });
+  });
+  return *executor_;
 }
 
 std::string Device::label() const {

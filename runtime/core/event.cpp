@@ -1,5 +1,6 @@
 #include "event.hpp"
 
+#include "host_executor.hpp"
 #include "spin_wait.hpp"
 
 namespace xpurt::core {
@@ -50,7 +51,10 @@ void Event::wait() const {
   if (!isDone() && driver_) driver_->helpUntil([this] { return isDone(); });
   spinThenSleep(
       sleepers_, [&] { return isDone(); },
-      [&] { state_.wait(kPending, std::memory_order_seq_cst); });
+      [&] {
+        HostExecutor::Blocking blocking;  // a host job waiting: its executor may need a thread
+        state_.wait(kPending, std::memory_order_seq_cst);
+      });
 }
 
 }  // namespace xpurt::core

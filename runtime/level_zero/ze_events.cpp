@@ -87,24 +87,4 @@ SlotRef EventPool::acquire() {
   });
 }
 
-void EventTable::add(const core::Event *event, SlotRef slot) {
-  std::lock_guard lock(mutex_);
-  slots_[event] = std::move(slot);
-}
-
-void EventTable::remove(const core::Event *event) {
-  SlotRef released;  // reset outside the lock
-  std::lock_guard lock(mutex_);
-  auto it = slots_.find(event);
-  if (it == slots_.end()) return;
-  released = std::move(it->second);
-  slots_.erase(it);
-}
-
-SlotRef EventTable::find(const core::Event *event) const {
-  std::lock_guard lock(mutex_);
-  auto it = slots_.find(event);
-  return it == slots_.end() ? nullptr : it->second;
-}
-
 }  // namespace xpurt::level_zero

@@ -5,13 +5,13 @@
 #pragma once
 
 #include "core/event.hpp"
+#include "core/event_table.hpp"
 #include "ze_context.hpp"
 
 #include <level_zero/ze_api.h>
 
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 namespace xpurt::level_zero {
@@ -41,18 +41,7 @@ class EventPool {
   std::shared_ptr<EventPoolState> state_;
 };
 
-// The events of a device's pending commands, by the core event they complete: a command of
-// any queue of the device that waits on one of them waits on the Level Zero event, on the
-// device, rather than on the host.
-class EventTable {
- public:
-  void add(const core::Event *event, SlotRef slot);
-  void remove(const core::Event *event);
-  SlotRef find(const core::Event *event) const;
-
- private:
-  mutable std::mutex mutex_;
-  std::unordered_map<const core::Event *, SlotRef> slots_;
-};
+// The events of a device's pending commands (core/event_table.hpp).
+using EventTable = core::EventTable<EventSlot>;
 
 }  // namespace xpurt::level_zero

@@ -44,9 +44,10 @@ ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
     destroyLanes();
     throw;
   }
-  completions_ = std::make_shared<Completions>(*zeDevice_, failures(), !options.outOfOrder);
+  completions_ =
+      std::make_shared<Completions>(*zeDevice_, std::make_shared<ZeCompletionBackend>(*zeDevice_),
+                                    failures(), !options.outOfOrder);
   if (batched_) completions_->setFlush([this] { flush(); });
-  completionThread_ = std::thread([c = completions_] { c->run(); });
 }
 
 namespace {
@@ -76,20 +77,18 @@ ZeQueue::~ZeQueue() {
   }
   if (completions_->runningOnThisThread()) {
     // A host callback of this queue releases it: its completion thread cannot wait for
-    // itself. It finishes the queue's work alone, then frees what the queue held.
+    // itself. What completes the queue's last command frees what the queue held.
     auto lanes = std::make_shared<std::deque<Lane>>(std::move(lanes_));
     std::shared_ptr<CommandAppender> appender(std::move(appender_));
     std::shared_ptr<EventPool> events(std::move(events_));
-    completions_->stop([lanes, appender, events, device = zeDevice_]() mutable {
+    completions_->finishThen([lanes, appender, events, device = zeDevice_]() mutable {
       destroyLaneHandles(*lanes);
       appender = nullptr;
     });
-    completionThread_.detach();
     return;
   }
   completions_->drain();
-  completions_->stop();
-  completionThread_.join();
+  completions_->waitIdle();
   last_ = nullptr;
   destroyLanes();
   appender_ = nullptr;
@@ -206,7 +205,7 @@ void ZeQueue::flushLocked() {
         p.done->fail(message);
         p.done = nullptr;
       }
-      zeEventHostSignal(p.slot->handle);
+      zeEventHostSignal(p.work.slot->handle);
     }
     completions_->push(std::move(p));
   }
@@ -226,10 +225,10 @@ void ZeQueue::submitGraph(core::Command &cmd, Lane &lane, PendingCommand &p,
   ZeGraphExec::Launch launch = exec.prepare(cmd.program, [this] {
     if (batched_) flushLocked();
   });
-  p.slot = launch.end;
-  p.graph = launch.recording;
-  p.deviceTimes = false;  // the end event times the last barrier only
-  if (wait.empty()) {     // nothing to follow: started here, without a barrier's hop
+  p.work.slot = launch.end;
+  p.work.graph = launch.recording;
+  p.work.deviceTimes = false;  // the end event times the last barrier only
+  if (wait.empty()) {          // nothing to follow: started here, without a barrier's hop
     check(zeEventHostSignal(launch.start), "zeEventHostSignal", "the start of a graph");
     exec.execute(launch);
     return;
@@ -281,7 +280,7 @@ void ZeQueue::submit(core::Command &&cmd) {
   // An in-order queue's barrier orders nothing the chain of events does not already order.
   if (!cmd.done && cmd.waits.empty() && cmd.type == Type::Barrier) return;
   try {
-    if (cmd.type != Type::Graph) p.slot = events_->acquire();  // a graph's is its end
+    if (cmd.type != Type::Graph) p.work.slot = events_->acquire();  // a graph's is its end
     // A graph launched again after the last launch completed reuses its recording, which the
     // end event held here would keep busy.
     if (cmd.type == Type::Graph && last_ && zeEventQueryStatus(last_->handle) == ZE_RESULT_SUCCESS)
@@ -290,7 +289,7 @@ void ZeQueue::submit(core::Command &&cmd) {
     wait.clear();
     auto waitOn = [&](SlotRef slot) {
       wait.push_back(slot->handle);
-      p.waits.push_back(std::move(slot));
+      p.work.waits.push_back(std::move(slot));
     };
     if (last_) waitOn(last_);
     for (const core::Ref<core::Event> &e : cmd.waits) {
@@ -304,11 +303,12 @@ void ZeQueue::submit(core::Command &&cmd) {
         waitOn(std::move(proxy));
       }
     }
-    p.deviceTimes = options().profiling;
+    p.work.deviceTimes = options().profiling;
     p.submitNs = cmd.done && cmd.done->timed() ? core::steadyNowNs() : 0;
     if (cmd.type == Type::HostCallback) {
-      p.func = cmd.func;
-      p.userData = cmd.userData;
+      // Runs on the device's host executor once the commands before it have completed and
+      // what it waits for has; commands after it wait for its event.
+      p.hostWaits = cmd.waits;
     } else if (cmd.type == Type::Graph) {
       lane = compute_;
       if (batched_) openBatch(*lane);
@@ -316,7 +316,8 @@ void ZeQueue::submit(core::Command &&cmd) {
     } else {
       lane = &laneFor(cmd);
       if (batched_) openBatch(*lane);
-      p.keep = appender_->append(cmd, lane->list, lane->maxFillPatternSize, p.slot->handle, wait);
+      p.keep =
+          appender_->append(cmd, lane->list, lane->maxFillPatternSize, p.work.slot->handle, wait);
     }
   } catch (const core::Error &e) {
     // Nothing was appended: later commands must not wait for this one forever.
@@ -325,10 +326,10 @@ void ZeQueue::submit(core::Command &&cmd) {
   }
   if (cmd.done) {
     cmd.done->setDriver(completions_);
-    zeDevice_->events().add(cmd.done.get(), p.slot);
+    zeDevice_->events().add(cmd.done.get(), p.work.slot);
     p.done = std::move(cmd.done);
   }
-  if (!options().outOfOrder) last_ = p.slot;
+  if (!options().outOfOrder) last_ = p.work.slot;
   p.command = std::move(cmd);
   if (!batched_ || !lane) {
     completions_->push(std::move(p));

@@ -3,8 +3,8 @@
 // An in-order queue chains each command to the previous one's event; an out-of-order queue
 // passes on the waits the hazard tracker found. Copies go to the copy-only queue group where
 // the queue's engine says so (a copy queue; an out-of-order queue's copies), launches to the
-// compute group. A completion thread per queue sees the events signalled and completes the
-// futures, in submission order for in-order queues.
+// compute group. The core's completion engine (ze_completions.hpp) sees the events signalled
+// and completes the futures, in submission order for in-order queues.
 // A batched queue (XPURT_QUEUE_FLAG_BATCHED) appends the same way to regular command lists
 // instead, one open list per lane, closed and executed on the lane's command queue when the
 // queue is synced, a future of it is waited on or polled (here or by another queue that takes
@@ -21,7 +21,6 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <unordered_map>
 
 namespace xpurt::level_zero {
@@ -89,7 +88,6 @@ class ZeQueue final : public core::TaskQueue {
   std::vector<ze_event_handle_t> waitScratch_;  // a command's wait list, under appendMutex_
   std::unique_ptr<CommandAppender> appender_;   // under appendMutex_
   std::shared_ptr<Completions> completions_;
-  std::thread completionThread_;
 };
 
 }  // namespace xpurt::level_zero

@@ -1,6 +1,7 @@
 #include "executor.hpp"
 
 #include "command_list.hpp"
+#include "core/host_executor.hpp"
 #include "core/log.hpp"
 #include "core/spin_wait.hpp"
 #include "cpu/cpu_kernel.hpp"
@@ -18,10 +19,6 @@
 
 namespace xpurt::ze_cpu {
 namespace {
-
-// How long an idle executor thread spins for new work before it sleeps: appends that come
-// closer together than this never pay for a wake-up.
-constexpr uint64_t kIdleSpinNs = 50'000;
 
 void fill(std::byte *dst, size_t size, const std::byte *pattern, size_t patternSize) {
   if (patternSize == 1) {
@@ -203,59 +200,44 @@ bool CommandRunner::launch(const LaunchPayload &l) {
 }
 
 Executor::Executor(Device &device, uint32_t ordinal, uint32_t index, CommandList *owner)
-    : runner_(device, ordinal, index), owner_(owner) {
-  thread_ = std::thread([this] { loop(); });
-  std::string name = "ze_cpu q" + std::to_string(ordinal) + "." + std::to_string(index);
-  pthread_setname_np(thread_.native_handle(), name.c_str());
-}
+    : device_(device), runner_(device, ordinal, index), owner_(owner) {}
 
 Executor::~Executor() {
-  bool wake;
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    wake = sleeping_;
-  }
-  if (wake) workArrived_.notify_one();
-  thread_.join();
+  std::unique_lock lock(mutex_);
+  sleepingSynchronizers_.fetch_add(1, std::memory_order_seq_cst);
+  workDone_.wait(lock, [&] { return !scheduled_; });
+  sleepingSynchronizers_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
 void Executor::submit(std::span<Command> commands) {
-  bool wake;
+  bool post;
   {
     std::lock_guard lock(mutex_);
     for (Command &c : commands) pending_.push_back(std::move(c));
     submitted_ += commands.size();
-    hasPending_.store(true, std::memory_order_relaxed);
-    wake = sleeping_;
+    post = !scheduled_;
+    scheduled_ = true;
   }
-  if (wake) workArrived_.notify_one();
+  // An idle executor thread takes the turn within a microsecond (it looks for work before it
+  // sleeps), so appends close together do not pay a wake-up each.
+  if (post) device_.cpu().hostExecutor().post([this] { turn(); });
 }
 
-bool Executor::takeWork(std::vector<Command> &batch) {
-  uint64_t spinUntil = core::steadyNowNs() + kIdleSpinNs;
-  for (unsigned i = 1; !hasPending_.load(std::memory_order_relaxed); ++i) {
-    if ((i & 63) == 0 && core::steadyNowNs() > spinUntil) break;
-    core::cpuRelax();
-  }
-  std::unique_lock lock(mutex_);
-  while (pending_.empty() && !stopping_) {
-    sleeping_ = true;
-    workArrived_.wait(lock);
-    sleeping_ = false;
-  }
-  if (pending_.empty()) return false;  // stopping, and everything has run
-  batch.swap(pending_);
-  hasPending_.store(false, std::memory_order_relaxed);
-  return true;
-}
-
-void Executor::loop() {
-  std::vector<Command> batch;  // swapped with pending_: both keep their capacity
-  while (takeWork(batch)) {
-    runner_.run(batch, owner_);
-    size_t ran = batch.size();
-    batch.clear();  // releases the launches' arguments before anyone is told they ran
+void Executor::turn() {
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (pending_.empty()) {
+        scheduled_ = false;
+        // The destructor may be waiting for the turn to end: after this, `this` is not used.
+        if (sleepingSynchronizers_.load(std::memory_order_seq_cst) > 0) workDone_.notify_all();
+        return;
+      }
+      batch_.swap(pending_);  // both keep their capacity
+    }
+    runner_.run(batch_, owner_);
+    size_t ran = batch_.size();
+    batch_.clear();  // releases the launches' arguments before anyone is told they ran
     completed_.fetch_add(ran, std::memory_order_seq_cst);
     if (sleepingSynchronizers_.load(std::memory_order_seq_cst) > 0) {
       std::lock_guard lock(mutex_);
@@ -284,6 +266,7 @@ ze_result_t Executor::synchronize(const Deadline &deadline) {
     // Counted before looking again, so that the executor, which counts completions before it
     // looks at the count of sleepers, cannot miss us.
     sleepingSynchronizers_.fetch_add(1, std::memory_order_seq_cst);
+    core::HostExecutor::Blocking blocking;
     std::unique_lock lock(mutex_);
     bool timedOut = false;
     while (!done() && !timedOut) {

@@ -1,8 +1,10 @@
 // Where commands run. Each command queue and each asynchronous immediate command list has an
-// Executor: a thread of its own that runs what is submitted, in order; a synchronous immediate
-// list runs its commands on the appending thread. Either way a CommandRunner runs each command:
-// it waits for the command's wait events, does the work (kernels on the CPU device's oneTBB
-// arena, copies and fills on the running thread), and signals the command's event.
+// Executor, which runs what is submitted, in order, in its turn on the CPU device's host
+// executor (core/host_executor.hpp): a thread is taken only while there is work, so a queue or
+// list owns none. A synchronous immediate list runs its commands on the appending thread. Either
+// way a CommandRunner runs each command: it waits for the command's wait events, does the work
+// (kernels on the CPU device's oneTBB arena, copies and fills on the running thread), and signals
+// the command's event.
 //
 // A launch that fails at run time (the CPU kernel reports an error, e.g. its work-items parted
 // at a barrier) is handled as a GPU driver handles a faulting kernel, with one difference: the
@@ -31,7 +33,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace xpurt::ze_cpu {
@@ -76,7 +77,7 @@ class Executor {
  public:
   // `owner`: the immediate list whose commands these are, or null for a command queue.
   Executor(Device &device, uint32_t ordinal, uint32_t index, CommandList *owner);
-  // Runs everything submitted, then ends the thread.
+  // Waits for everything submitted to have run.
   ~Executor();
   Executor(const Executor &) = delete;
   Executor &operator=(const Executor &) = delete;
@@ -90,22 +91,20 @@ class Executor {
   ze_result_t synchronize(const Deadline &deadline);
 
  private:
-  void loop();
-  // Blocks until there is work (spinning briefly first) or the executor stops; false to stop.
-  bool takeWork(std::vector<Command> &batch);
+  // The executor's turn: runs what is pending until nothing is, then lets the turn go.
+  void turn();
 
+  Device &device_;
   CommandRunner runner_;
   CommandList *owner_;
   std::mutex mutex_;
-  std::condition_variable workArrived_;  // for the executor thread, when it sleeps
-  std::condition_variable workDone_;     // for synchronizing threads that sleep
-  std::vector<Command> pending_;         // guarded by mutex_
-  uint64_t submitted_ = 0;               // guarded by mutex_
-  bool sleeping_ = false, stopping_ = false;
-  std::atomic<bool> hasPending_{false};
+  std::condition_variable workDone_;  // for synchronizing threads that sleep, and the end
+  std::vector<Command> pending_;      // guarded by mutex_
+  std::vector<Command> batch_;        // the turn's; keeps its capacity
+  uint64_t submitted_ = 0;            // guarded by mutex_
+  bool scheduled_ = false;            // a turn is posted or running; guarded by mutex_
   std::atomic<uint64_t> completed_{0};
   std::atomic<uint32_t> sleepingSynchronizers_{0};
-  std::thread thread_;
 };
 
 }  // namespace xpurt::ze_cpu

@@ -1,5 +1,6 @@
 #include "sync.hpp"
 
+#include "core/host_executor.hpp"
 #include "core/spin_wait.hpp"
 
 #include <linux/futex.h>
@@ -65,6 +66,9 @@ bool SignalWord::wait(const Deadline &deadline) const {
     if (state == kClear &&
         !word_.compare_exchange_weak(state, kClearWithSleepers, std::memory_order_acq_rel))
       continue;
+    // A list waiting in its turn on the CPU device's host executor: the executor may need
+    // another thread for what sets this.
+    core::HostExecutor::Blocking blocking;
     futexWait(word_, kClearWithSleepers, deadline.forever() ? UINT64_MAX : deadline.remainingNs());
   }
 }

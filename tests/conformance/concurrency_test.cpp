@@ -2,6 +2,7 @@
 #include "device_param.hpp"
 
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 namespace xpurt::test {
@@ -175,6 +176,78 @@ TEST_P(ConcurrencyTest, ThreadsGettingAndReleasingOneDeviceShareItSafely) {
   for (auto &th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(different.load(), 0);
+}
+
+// The threads of this process now.
+size_t processThreads() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto &entry : std::filesystem::directory_iterator("/proc/self/task"))
+    ++n;
+  return n;
+}
+
+// A device's queues share its threads (one completion poller, one host executor): a queue owns
+// none, so an application may make as many as it likes.
+TEST_P(ConcurrencyTest, QueuesOwnNoThreads) {
+  if (GetParam().name.rfind("cuda", 0) == 0)
+    GTEST_SKIP() << "a CUDA queue still owns a completion thread: its move to the device's "
+                    "shared completion engine (core/completions.hpp) is open";
+  if (GetParam().cpuBackend)
+    GTEST_SKIP() << "a CPU queue still owns its executor thread (two out of order): its move to "
+                    "the device's host executor (core/host_executor.hpp) is open";
+  constexpr int kQueues = 256;
+  // The device's threads, made by its first work, exist before the count.
+  Kernel add(module, "add_value");
+  Array<float, AllocType::Shared> value(device, 1);
+  value.hostPtr()[0] = 0.0f;
+  Array<AddParams> params(device);
+  *params.hostPtr() = {value.devicePtr(), 1, 1.0f};
+  queue.copyToDevice(params);
+  queue.launch(add, params, 1);
+  queue.sync();
+  ASSERT_EQ(value.hostPtr()[0], 1.0f);
+  // From here on the launches write nothing (no element): queues side by side do not race.
+  params.hostPtr()->count = 0;
+  queue.copyToDevice(params);
+  queue.sync();
+
+  size_t before = processThreads();
+  std::vector<XpurtTaskQueue> queues;
+  for (int i = 0; i < kQueues; ++i) {
+    XpurtQueueOptions options{sizeof(XpurtQueueOptions), XPURT_ENGINE_ANY,
+                              i % 2 ? XPURT_QUEUE_FLAG_OUT_OF_ORDER : 0u};
+    XpurtTaskQueue q = nullptr;
+    ASSERT_EQ(xpurtNewTaskQueueWithOptions(device.handle(), &options, &q), XPURT_SUCCESS);
+    queues.push_back(q);
+  }
+  size_t created = processThreads();
+  // A few threads may come or go meanwhile (oneTBB's workers, an idle executor thread that
+  // ends), none per queue.
+  EXPECT_LE(created, before + 4) << "threads before: " << before << ", after creating " << kQueues
+                                 << " queues: " << created;
+
+  // Every queue busy at once: the device's threads grow with the work that runs side by side
+  // (bounded by the cores, for each executor: a Level Zero device has its driver's too), not
+  // with the queues.
+  std::atomic<int> callbacks{0};
+  for (XpurtTaskQueue q : queues) {
+    ASSERT_EQ(xpurtLaunch1D(q, add.handle(), params.handle(), 1, nullptr), XPURT_SUCCESS);
+    ASSERT_EQ(xpurtHostCallback(
+                  q,
+                  [](void *n) {
+                    static_cast<std::atomic<int> *>(n)->fetch_add(1);
+                    return XPURT_SUCCESS;
+                  },
+                  &callbacks, nullptr),
+              XPURT_SUCCESS);
+  }
+  size_t busy = processThreads();
+  for (XpurtTaskQueue q : queues) ASSERT_EQ(xpurtSync(q), XPURT_SUCCESS);
+  EXPECT_EQ(callbacks.load(), kQueues);
+  unsigned cores = std::max(2u, std::thread::hardware_concurrency());
+  EXPECT_LE(busy, before + 2 * cores + 16)
+      << "threads before: " << before << ", with " << kQueues << " queues busy: " << busy;
+  for (XpurtTaskQueue q : queues) EXPECT_EQ(xpurtRelease(q), XPURT_SUCCESS);
 }
 
 XPURT_INSTANTIATE_CONFORMANCE(ConcurrencyTest);

@@ -1,0 +1,394 @@
+// The completion side of a queue on a device that signals its own events (Level Zero),
+// written once: the queue's pending commands, completed in submission order (in-order queues)
+// or as the device reaches them (out-of-order), their futures completed with device time when
+// measured, host callbacks and other host work run on the device's host executor when their
+// turn comes, failures noted, and what completed commands held released by the thread that
+// submits. The device's one completion poller drives it; a thread that waits for one of its
+// futures or syncs the queue makes progress itself. A backend supplies a CompletionBackend:
+// how to ask its device whether a command's end is reached, and what is its own.
+#pragma once
+
+#include "backend.hpp"
+#include "clock.hpp"
+#include "command.hpp"
+#include "completion_poller.hpp"
+#include "error.hpp"
+#include "host_callback.hpp"
+#include "host_executor.hpp"
+#include "scoped_value.hpp"
+#include "spin_wait.hpp"
+#include "task_queue.hpp"
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xpurt::core {
+
+enum class Reached : uint8_t { No, Yes, Failed };
+
+template <class Work>
+struct PendingCommand {
+  Ref<Event> done;                    // its future (null for a barrier nobody waits on)
+  Command command;                    // holds the views, kernel and params it uses
+  std::vector<Ref<Event>> hostWaits;  // its host work waits for these first
+  std::shared_ptr<void> keep;         // memory the device reads until it completes
+  uint64_t submitNs = 0;              // when it was submitted: a trace's start without device times
+  Work work;                          // the backend's: its device events, staging, ...
+  enum class Stage : uint8_t { Queued, OnHost, OnDevice, Finished };
+  Stage stage = Stage::Queued;  // under the Completions' mutex
+
+  bool isHostCallback() const { return command.type == Command::Type::HostCallback; }
+};
+
+template <class Work>
+class CompletionBackend {
+ public:
+  using Pending = PendingCommand<Work>;
+  virtual ~CompletionBackend() = default;
+  // Whether the command has host work to do before its device work can end (a staging buffer
+  // to fill, a graph's host steps). runHostStep does it on the device's host executor, once
+  // every command before it in the queue has completed and its hostWaits have. It may block.
+  virtual bool needsHostStep(const Pending &) const { return false; }
+  virtual void runHostStep(Pending &) {}
+  // After a host callback has run (failed or not): lets device work that follows it go.
+  virtual void hostCallbackRan(Pending &) {}
+  // Whether the device has reached the command's end; a failure says what failed in `failure`.
+  virtual Reached query(Pending &, std::string &failure) = 0;
+  // As query, waiting for up to about timeoutNs.
+  virtual Reached wait(Pending &, uint64_t timeoutNs, std::string &failure) = 0;
+  // Once reached: the time the device took, where measured.
+  virtual std::optional<uint64_t> deviceTimeNs(Pending &) { return std::nullopt; }
+  // Once reached or failed, before its future completes: host work after it (staged data
+  // copied out), what must go at once (a graph's recording, reused by its next launch). Returns
+  // the failure of a part of it (a graph's node) when the device work itself succeeded.
+  virtual std::string reached(Pending &, Reached) { return {}; }
+  // Gives back what the command held (its event-table entry), on a thread that submits.
+  virtual void release(Pending &) {}
+};
+
+namespace detail {
+// The Completions whose host work this thread is running (a host callback's own queue).
+inline thread_local const void *hostWorkOf = nullptr;
+}  // namespace detail
+
+template <class Work>
+class Completions final : public CompletionSource,
+                          public EventDriver,
+                          public std::enable_shared_from_this<Completions<Work>> {
+ public:
+  using Pending = PendingCommand<Work>;
+  // inOrder: commands complete in submission order; else each as soon as it is reached. The
+  // queue keeps the device alive, and waits in its destructor for waitIdle().
+  Completions(Device &device, std::shared_ptr<CompletionBackend<Work>> backend,
+              std::shared_ptr<FailureLog> failures, bool inOrder)
+      : device_(device),
+        backend_(std::move(backend)),
+        failures_(std::move(failures)),
+        inOrder_(inOrder) {}
+  ~Completions() override { reap(reaped_); }
+
+  void push(Pending &&command) {
+    std::vector<Pending> done;
+    bool activate;
+    {
+      std::lock_guard lock(mutex_);
+      pending_.push_back(std::move(command));
+      ++pushed_;
+      activate = !listed_;
+      listed_ = true;
+      done.swap(reaped_);
+    }
+    if (activate)
+      device_.completionPoller().activate(this->shared_from_this());
+    else
+      device_.completionPoller().wake();
+    reap(done);
+  }
+
+  // Returns once every command pushed before the call has completed. Throws INVALID_ARGUMENT
+  // from the queue's own host work, which would wait for itself.
+  void drain() {
+    refuseWaitFromOwnWork("xpurtSync");
+    poll();
+    std::unique_lock lock(mutex_);
+    uint64_t target = pushed_;
+    if (completed_ < target) {
+      lock.unlock();
+      // The device's work is often microseconds away: look for it here before sleeping.
+      auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+      do {
+        tryProgress();
+      } while (completedSoFar() < target && std::chrono::steady_clock::now() < until);
+      HostExecutor::Blocking blocking;
+      lock.lock();
+      drained_.wait(lock, [&] { return completed_ >= target; });
+    }
+    std::vector<Pending> done;
+    done.swap(reaped_);
+    lock.unlock();
+    reap(done);
+  }
+
+  // Work recorded but not yet submitted to the device (a batched queue's): submitted before
+  // anyone waits for it.
+  void setFlush(std::function<void()> flush) {
+    std::lock_guard lock(flushMutex_);
+    flush_ = std::move(flush);
+  }
+
+  // Returns once neither the device's poller nor its host executor has anything of this queue
+  // in hand: after drain(), the queue may go, and its device with it.
+  void waitIdle() {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return !listed_ && hostJobs_ == 0; });
+  }
+
+  // Once every pending command has completed, runs cleanup (destroying what the queue's
+  // commands ran on) on the thread that completes the last, keeping the device alive until
+  // then; at once if none is pending. For a queue released from its own host callback, which
+  // cannot wait for itself.
+  void finishThen(std::function<void()> cleanup) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!pending_.empty()) {
+        cleanup_ = [cleanup = std::move(cleanup), device = Ref<Device>(&device_)] { cleanup(); };
+        return;
+      }
+    }
+    cleanup();
+  }
+
+  // Whether the calling thread runs host work of this queue (one of its host callbacks).
+  bool runningOnThisThread() const { return detail::hostWorkOf == this; }
+
+  // EventDriver
+  void poll() override {
+    {
+      std::lock_guard lock(flushMutex_);
+      if (flush_) flush_();
+    }
+    tryProgress();
+  }
+  void helpUntil(const std::function<bool()> &done) override {
+    if (done()) return;
+    poll();
+    if (!done()) refuseWaitFromOwnWork("waiting for a future of a later command");
+  }
+
+  // CompletionSource
+  Progress progress() override {
+    std::unique_lock run(progressMutex_, std::try_to_lock);
+    if (!run.owns_lock()) return {false, false};  // a waiter is at it
+    Progress p;
+    p.advanced = advance();
+    std::function<void()> cleanup;
+    std::vector<Pending> done;
+    {
+      std::lock_guard lock(mutex_);
+      if (pending_.empty()) {
+        p.empty = true;
+        listed_ = false;
+        cleanup = std::move(cleanup_);
+        done.swap(reaped_);  // idle: nobody may submit again soon
+        if (hostJobs_ == 0) idle_.notify_all();
+      }
+    }
+    run.unlock();
+    reap(done);
+    if (cleanup) cleanup();
+    return p;
+  }
+
+  bool waitAwhile(uint64_t timeoutNs) override {
+    std::unique_lock run(progressMutex_, std::try_to_lock);
+    if (!run.owns_lock()) return true;  // a waiter is making progress
+    Pending *oldest = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      for (Pending &p : pending_)
+        if (p.stage != Pending::Stage::Finished) {
+          if (p.stage == Pending::Stage::OnDevice) oldest = &p;
+          break;
+        }
+    }
+    if (!oldest) return false;
+    std::string ignored;  // seen by the next progress()
+    backend_->wait(*oldest, timeoutNs, ignored);
+    return true;
+  }
+
+ private:
+  using Stage = typename Pending::Stage;
+  static constexpr size_t kMaxUnreaped = 1024;
+
+  void refuseWaitFromOwnWork(const char *what) const {
+    if (runningOnThisThread())
+      fail(XPURT_ERROR_INVALID_ARGUMENT,
+           "{} from a host callback of the same queue: the queue's later work cannot complete "
+           "before the callback returns, so it would wait forever. Wait after the callback, "
+           "from another thread, or on another queue",
+           what);
+  }
+
+  uint64_t completedSoFar() {
+    std::lock_guard lock(mutex_);
+    return completed_;
+  }
+
+  void tryProgress() {
+    std::unique_lock run(progressMutex_, std::try_to_lock);
+    if (run.owns_lock()) advance();
+  }
+
+  void setStage(Pending &p, Stage stage) {
+    std::lock_guard lock(mutex_);
+    p.stage = stage;
+  }
+
+  // progressMutex_ held. Completes what is reached and hands out host work that is due; pops
+  // the completed commands at the front. Returns whether anything happened.
+  bool advance() {
+    bool advanced = false;
+    bool allBeforeFinished = true;
+    for (size_t i = 0;; ++i) {
+      Pending *p;
+      Stage stage;
+      {
+        std::lock_guard lock(mutex_);
+        if (i >= pending_.size()) break;
+        p = &pending_[i];  // only this function removes entries, and not before the end
+        stage = p->stage;
+      }
+      if (stage == Stage::Finished) continue;
+      if (stage == Stage::Queued && (p->isHostCallback() || backend_->needsHostStep(*p))) {
+        // Host work waits for every command before it.
+        if (allBeforeFinished) {
+          {
+            std::lock_guard lock(mutex_);
+            p->stage = Stage::OnHost;
+            ++hostJobs_;
+          }
+          device_.hostExecutor().post([self = this->shared_from_this(), p] { self->runHost(*p); });
+          advanced = true;
+        }
+        stage = Stage::OnHost;
+      }
+      if (stage == Stage::OnHost) {
+        if (inOrder_) break;
+        allBeforeFinished = false;
+        continue;
+      }
+      if (stage == Stage::Queued) setStage(*p, Stage::OnDevice);
+      std::string failure;
+      Reached r = backend_->query(*p, failure);
+      if (r == Reached::No) {
+        if (inOrder_) break;
+        allBeforeFinished = false;
+        continue;
+      }
+      finish(*p, r, std::move(failure));
+      advanced = true;
+    }
+    std::vector<Pending> overflow;
+    bool popped = false;
+    {
+      std::lock_guard lock(mutex_);
+      while (!pending_.empty() && pending_.front().stage == Stage::Finished) {
+        reaped_.push_back(std::move(pending_.front()));
+        pending_.pop_front();
+        ++completed_;
+        popped = true;
+      }
+      // Nobody submits: release here rather than hold without bound.
+      if (reaped_.size() > kMaxUnreaped) overflow.swap(reaped_);
+    }
+    if (popped) drained_.notify_all();
+    reap(overflow);
+    return advanced || popped;
+  }
+
+  // On the host executor: the command's host work, then its device work may end.
+  void runHost(Pending &p) {
+    ScopedValue<const void *> running(detail::hostWorkOf, this);
+    std::string failure;
+    try {
+      // What it waits for is another queue's or backend's work (earlier commands of this queue
+      // have completed). A dependency that failed has reported its failure already: the host
+      // work still runs, as on every device.
+      for (const Ref<Event> &e : p.hostWaits) e->wait();
+      p.hostWaits.clear();
+      if (p.isHostCallback())
+        failure = runHostCallback(p.command.func, p.command.userData);
+      else
+        backend_->runHostStep(p);
+    } catch (const std::exception &e) {
+      failure = e.what();
+    }
+    if (p.isHostCallback()) {
+      backend_->hostCallbackRan(p);
+      completeFuture(p, failure, {p.submitNs, p.done && p.done->timed() ? steadyNowNs() : 0});
+      setStage(p, Stage::Finished);
+    } else if (!failure.empty()) {
+      backend_->reached(p, Reached::Failed);
+      completeFuture(p, failure, {});
+      setStage(p, Stage::Finished);
+    } else {
+      setStage(p, Stage::OnDevice);
+    }
+    device_.completionPoller().wake();
+    std::lock_guard lock(mutex_);
+    if (--hostJobs_ == 0 && !listed_) idle_.notify_all();
+  }
+
+  void finish(Pending &p, Reached r, std::string failure) {
+    CommandTimes times;
+    if (r == Reached::Yes && p.done && p.done->timed()) {
+      times.endNs = steadyNowNs();
+      times.startNs = p.submitNs;
+      if (std::optional<uint64_t> ns = backend_->deviceTimeNs(p))
+        times.startNs = times.endNs > *ns ? times.endNs - *ns : 0;
+    }
+    std::string partFailure = backend_->reached(p, r);
+    if (r == Reached::Yes) failure = std::move(partFailure);
+    completeFuture(p, failure, times);
+    setStage(p, Stage::Finished);
+  }
+
+  void completeFuture(Pending &p, const std::string &failure, CommandTimes times) {
+    if (!failure.empty()) failures_->note(failure);
+    if (!p.done) return;
+    if (failure.empty())
+      p.done->complete(times);
+    else
+      p.done->fail(failure, times);
+  }
+
+  void reap(std::vector<Pending> &done) {
+    for (Pending &p : done) backend_->release(p);
+    done.clear();
+  }
+
+  Device &device_;
+  std::shared_ptr<CompletionBackend<Work>> backend_;
+  std::shared_ptr<FailureLog> failures_;
+  const bool inOrder_;
+  std::mutex progressMutex_;  // held by the one thread completing commands
+  std::mutex mutex_;          // guards what follows
+  std::condition_variable drained_;
+  std::condition_variable idle_;  // waitIdle()
+  std::deque<Pending> pending_;   // only advance() removes entries
+  std::vector<Pending> reaped_;   // completed, for a submitting thread to release
+  uint64_t pushed_ = 0, completed_ = 0;
+  bool listed_ = false;    // active in the device's poller
+  uint32_t hostJobs_ = 0;  // posted to the device's host executor, not yet ended
+  std::function<void()> cleanup_;
+  std::mutex flushMutex_;
+  std::function<void()> flush_;
+};
+
+}  // namespace xpurt::core
