@@ -180,10 +180,6 @@ class Device : public Object {
   CompletionPoller &completionPoller();
   HostExecutor &hostExecutor();
 
- protected:
-  // Runs first on every thread the runtime makes for the device (a driver's current context).
-  virtual void prepareHostThread() {}
-
  private:
   friend class Backend;
   std::once_flag pollerOnce_, executorOnce_;

@@ -57,16 +57,12 @@ Device::~Device() {
 }
 
 CompletionPoller &Device::completionPoller() {
-  std::call_once(pollerOnce_, [this] {
-    poller_ = std::make_unique<CompletionPoller>([this] { prepareHostThread(); });
-  });
+  std::call_once(pollerOnce_, [this] { poller_ = std::make_unique<CompletionPoller>(); });
   return *poller_;
 }
 
 HostExecutor &Device::hostExecutor() {
-  std::call_once(executorOnce_, [this] {
-    executor_ = std::make_unique<HostExecutor>([this] { prepareHostThread(); });
-  });
+  std::call_once(executorOnce_, [this] { executor_ = std::make_unique<HostExecutor>(); });
   return *executor_;
 }
 

@@ -11,7 +11,6 @@
 namespace xpurt::core {
 
 struct CompletionPoller::State {
-  std::function<void()> threadStart;
   std::mutex mutex;
   std::condition_variable work;
   std::vector<std::shared_ptr<CompletionSource>> active;
@@ -27,10 +26,7 @@ namespace {
 thread_local const void *pollerOfThread = nullptr;
 }  // namespace
 
-CompletionPoller::CompletionPoller(std::function<void()> threadStart)
-    : state_(std::make_shared<State>()) {
-  state_->threadStart = std::move(threadStart);
-}
+CompletionPoller::CompletionPoller() : state_(std::make_shared<State>()) {}
 
 CompletionPoller::~CompletionPoller() {
   std::lock_guard lock(state_->mutex);
@@ -65,7 +61,6 @@ void CompletionPoller::wake() {
 
 void CompletionPoller::threadBody(std::shared_ptr<State> state) {
   pollerOfThread = state.get();
-  if (state->threadStart) state->threadStart();
   std::vector<std::shared_ptr<CompletionSource>> sources;
   for (;;) {
     uint64_t seen;

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 
 namespace xpurt::core {
@@ -27,8 +26,7 @@ class CompletionSource {
 
 class CompletionPoller {
  public:
-  // threadStart runs first on the poller's thread (a driver's current context).
-  explicit CompletionPoller(std::function<void()> threadStart = {});
+  CompletionPoller();
   // Ends the thread, which has nothing left to do: sources hold their device, so the last
   // reference to it goes once nothing is pending. From the thread itself, it ends by itself.
   ~CompletionPoller();

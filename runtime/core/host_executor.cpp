@@ -11,8 +11,7 @@
 
 namespace xpurt::core {
 
-struct HostExecutor::State {
-  std::function<void()> threadStart;
+struct HostExecutor::State : std::enable_shared_from_this<State> {
   std::mutex mutex;
   std::condition_variable work;   // a job, or the stop
   std::condition_variable ended;  // a thread ended
@@ -28,12 +27,9 @@ struct HostExecutor::State {
   bool stopping = false;
 };
 
-thread_local std::weak_ptr<HostExecutor::State> *HostExecutor::threadState_ = nullptr;
-thread_local const void *HostExecutor::threadStateId_ = nullptr;
+thread_local HostExecutor::State *HostExecutor::threadState_ = nullptr;
 
-HostExecutor::HostExecutor(std::function<void()> threadStart) : state_(std::make_shared<State>()) {
-  state_->threadStart = std::move(threadStart);
-}
+HostExecutor::HostExecutor() : state_(std::make_shared<State>()) {}
 
 HostExecutor::~HostExecutor() {
   std::unique_lock lock(state_->mutex);
@@ -44,7 +40,7 @@ HostExecutor::~HostExecutor() {
 }
 
 bool HostExecutor::onThisExecutor() const {
-  return threadStateId_ == state_.get();
+  return threadState_ == state_.get();
 }
 
 bool HostExecutor::needsThread(State &state) {
@@ -68,8 +64,7 @@ void HostExecutor::spawn(const std::shared_ptr<State> &state) {
 
 HostExecutor::Blocking::Blocking() {
   if (!threadState_) return;
-  state_ = threadState_->lock();
-  if (!state_) return;
+  state_ = threadState_->shared_from_this();
   bool make;
   {
     std::lock_guard lock(state_->mutex);
@@ -104,10 +99,7 @@ void HostExecutor::post(std::function<void()> job) {
 }
 
 void HostExecutor::threadBody(std::shared_ptr<State> state) {
-  std::weak_ptr<State> self = state;
-  threadState_ = &self;
-  threadStateId_ = state.get();
-  if (state->threadStart) state->threadStart();
+  threadState_ = state.get();
   std::unique_lock lock(state->mutex);
   for (;;) {
     if (state->jobs.empty() && !state->stopping) {

@@ -17,8 +17,7 @@ class HostExecutor {
   struct State;
 
  public:
-  // threadStart runs first on every thread the executor makes (a driver's current context).
-  explicit HostExecutor(std::function<void()> threadStart = {});
+  HostExecutor();
   // Lets the threads end once the jobs posted have run; waits for them, except on one of its
   // own threads (a job that drops the device's last reference), which cannot wait for itself.
   ~HostExecutor();
@@ -57,9 +56,8 @@ class HostExecutor {
   // With the lock held: whether a queued job should get a new thread (then counted).
   static bool needsThread(State &state);
   static void spawn(const std::shared_ptr<State> &state);
-  // The executor whose thread this is, if any.
-  static thread_local std::weak_ptr<State> *threadState_;
-  static thread_local const void *threadStateId_;
+  // The executor whose thread this is, if any (its thread holds the state).
+  static thread_local State *threadState_;
   std::shared_ptr<State> state_;
 };
 

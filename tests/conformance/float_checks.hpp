@@ -1,12 +1,15 @@
 // Checks of floating-point builtin results for the value suites (math_values_test.cpp,
 // math_values_more_test.cpp, common_values_test.cpp, relational_values_test.cpp,
 // geometric_values_test.cpp): OpenCL's ulp measure for half, float and double, how a value is
-// shown in a failure, and the scalar order of a vector kernel's results.
+// shown in a failure, the scalar order of a vector kernel's results, and random operands.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -83,5 +86,34 @@ std::vector<T> scalarOrder(const std::vector<T> &out, size_t results, size_t lan
         ordered[(i * lanes + l) * results + r] = out[(i * results + r) * lanes + l];
   return ordered;
 }
+
+// Random operands of a value suite, by kind: 0 uniform in [-1, 1], 1 in [-10, 10], 2 in
+// [-1000, 1000], 3 of any magnitude T has, with either sign. The same seed draws the same values.
+template <class T>
+class RandomOperands {
+ public:
+  explicit RandomOperands(uint64_t seed) : random_(seed) {}
+  T draw(int kind) {
+    switch (kind) {
+      case 0:
+        return T(unit_(random_));
+      case 1:
+        return T(10 * unit_(random_));
+      case 2:
+        return T(1000 * unit_(random_));
+      default:
+        return T(std::copysign(std::ldexp(1 + std::fabs(unit_(random_)), int(scale_(random_)) - 1),
+                               unit_(random_)));
+    }
+  }
+  // One of kinds 0 to 2, at random.
+  int finiteKind() { return int(random_() % 3); }
+
+ private:
+  using L = std::numeric_limits<T>;
+  std::mt19937_64 random_;
+  std::uniform_real_distribution<double> unit_{-1, 1};
+  std::uniform_real_distribution<double> scale_{double(L::min_exponent), double(L::max_exponent)};
+};
 
 }  // namespace xpurt::test

@@ -223,27 +223,12 @@ std::vector<Input<T>> makeInputs() {
   };
   for (T a : specials)
     for (T b : specials) add(a, b);
-  std::mt19937_64 random(2027);
-  std::uniform_real_distribution<double> unit(-1, 1);
-  std::uniform_real_distribution<double> scale(L::min_exponent, L::max_exponent);
-  auto draw = [&](int kind) -> T {
-    switch (kind) {
-      case 0:
-        return T(unit(random));
-      case 1:
-        return T(10 * unit(random));
-      case 2:
-        return T(1000 * unit(random));
-      default:
-        return T(std::copysign(std::ldexp(1 + std::fabs(unit(random)), int(scale(random)) - 1),
-                               unit(random)));
-    }
-  };
+  RandomOperands<T> random(2027);
   while (inputs.size() % 64 != 0 || inputs.size() < 4096) {
     int kind = int(inputs.size() % 4);
-    add(draw(kind), draw(kind == 3 ? int(random() % 3) : kind));
+    add(random.draw(kind), random.draw(kind == 3 ? random.finiteKind() : kind));
     // Products near z's size for fma and mad: z a random of the same kind.
-    if (inputs.size() % 3 == 0) inputs.back().z = draw(kind);
+    if (inputs.size() % 3 == 0) inputs.back().z = random.draw(kind);
   }
   return inputs;
 }

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <set>
 #include <vector>
 
@@ -139,26 +138,11 @@ void makeInputs(std::vector<T> &x, std::vector<T> &y) {
       x.push_back(a);
       y.push_back(b);
     }
-  std::mt19937_64 random(2026);
-  std::uniform_real_distribution<double> unit(-1, 1);
-  std::uniform_real_distribution<double> scale(L::min_exponent, L::max_exponent);
-  auto draw = [&](int kind) -> T {
-    switch (kind) {
-      case 0:
-        return T(unit(random));
-      case 1:
-        return T(10 * unit(random));
-      case 2:
-        return T(1000 * unit(random));
-      default:
-        return T(std::copysign(std::ldexp(1 + std::fabs(unit(random)), int(scale(random)) - 1),
-                               unit(random)));
-    }
-  };
+  RandomOperands<T> random(2026);
   while (x.size() % 64 != 0 || x.size() < 4096) {
     int kind = int(x.size() % 4);
-    x.push_back(draw(kind));
-    y.push_back(draw(kind == 3 ? int(random() % 3) : kind));
+    x.push_back(random.draw(kind));
+    y.push_back(random.draw(kind == 3 ? random.finiteKind() : kind));
   }
 }
 

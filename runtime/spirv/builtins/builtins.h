@@ -43,3 +43,17 @@
     for (int i = 0; i < n; ++i) r[i] = name(x[i], y[i]); \
     return r;                                            \
   }
+// Vector forms that also write through a pointer (S: what the scalar form writes, P: the
+// vector written), element by element through the scalar form.
+#define XP_OUT_VECTOR(name, V, P, S, n, AS)              \
+  V OVL name(V x, AS P *out) {                           \
+    V r;                                                 \
+    P o;                                                 \
+    for (int i = 0; i < n; ++i) {                        \
+      S t;                                               \
+      r[i] = name(x[i], &t);                             \
+      o[i] = t;                                          \
+    }                                                    \
+    *out = o;                                            \
+    return r;                                            \
+  }

@@ -354,20 +354,10 @@ XP_SINCOS_SIGNED_ZERO(__private, private, "_Z6sincosdPd")
 XP_SINCOS_SIGNED_ZERO(__global, global, "_Z6sincosdPU3AS1d")
 XP_SINCOS_SIGNED_ZERO(__local, local, "_Z6sincosdPU3AS3d")
 // libclc's vector tan and sincos of double do not call the scalar ones: these do.
-#define XP_SINCOS_VECTOR(V, n, AS)                       \
-  V OVL sincos(V x, AS V *c) {                           \
-    V s, k;                                              \
-    for (int i = 0; i < n; ++i) {                        \
-      double t;                                          \
-      s[i] = sincos(x[i], &t);                           \
-      k[i] = t;                                          \
-    }                                                    \
-    *c = k;                                              \
-    return s;                                            \
-  }
 #define XP_SIGNED_ZERO_VECTORS(V, n)                                                   \
-  XP_ELEMENTWISE1(tan, V, n) XP_SINCOS_VECTOR(V, n, __private)                         \
-  XP_SINCOS_VECTOR(V, n, __global) XP_SINCOS_VECTOR(V, n, __local)
+  XP_ELEMENTWISE1(tan, V, n) XP_OUT_VECTOR(sincos, V, V, double, n, __private)         \
+  XP_OUT_VECTOR(sincos, V, V, double, n, __global)                                     \
+  XP_OUT_VECTOR(sincos, V, V, double, n, __local)
 XP_SIGNED_ZERO_VECTORS(double2, 2) XP_SIGNED_ZERO_VECTORS(double3, 3)
 XP_SIGNED_ZERO_VECTORS(double4, 4) XP_SIGNED_ZERO_VECTORS(double8, 8)
 XP_SIGNED_ZERO_VECTORS(double16, 16)

@@ -95,19 +95,6 @@ double xp_lgamma_r_double(double x, __private int *sign) __asm__("_Z8lgamma_rdPi
     return r;                                                                            \
   }
 
-// Vector forms with a pointer, element by element through the scalar form.
-#define XP_OUT_VECTOR(name, V, P, S, n, AS)              \
-  V OVL name(V x, AS P *out) {                           \
-    V r;                                                 \
-    P o;                                                 \
-    for (int i = 0; i < n; ++i) {                        \
-      S t;                                               \
-      r[i] = name(x[i], &t);                             \
-      o[i] = t;                                          \
-    }                                                    \
-    *out = o;                                            \
-    return r;                                            \
-  }
 #define XP_REMQUO_VECTOR(V, I, n, AS)                    \
   V OVL remquo(V x, V y, AS I *quo) {                    \
     V r;                                                 \
