@@ -1,6 +1,7 @@
 #include "ze_append.hpp"
 
 #include "ze_call.hpp"
+#include "ze_handles.hpp"
 #include "ze_module.hpp"
 
 #include "core/launch_parts.hpp"
@@ -11,6 +12,7 @@
 namespace xpurt::level_zero {
 
 CommandAppender::~CommandAppender() {
+  DestroyingHandles destroying;
   for (auto &[kernel, clone] : clones_) zeKernelDestroy(clone.handle);
 }
 
@@ -67,14 +69,17 @@ CommandAppender::KernelClone &CommandAppender::cloneOf(core::Kernel &kernel,
   clone.kernel = core::Ref<core::Kernel>(&kernel);
   auto desc = zeStruct<ze_kernel_desc_t>(ZE_STRUCTURE_TYPE_KERNEL_DESC);
   desc.pKernelName = kernel.name().c_str();
-  check(zeKernelCreate(module, &desc, &clone.handle), "zeKernelCreate",
-        fmt::format("kernel '{}'", kernel.name()));
+  check(createHandle([&] { return zeKernelCreate(module, &desc, &clone.handle); }),
+        "zeKernelCreate", fmt::format("kernel '{}'", kernel.name()));
   // Kernels reach memory views through pointers in their arguments and params structs.
   ze_kernel_indirect_access_flags_t indirect = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
                                                ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
                                                ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
   if (ze_result_t r = zeKernelSetIndirectAccess(clone.handle, indirect); r != ZE_RESULT_SUCCESS) {
-    zeKernelDestroy(clone.handle);
+    {
+      DestroyingHandles destroying;
+      zeKernelDestroy(clone.handle);
+    }
     failCall("zeKernelSetIndirectAccess", r, fmt::format("kernel '{}'", kernel.name()));
   }
   return clones_.emplace(std::pair{&kernel, module}, std::move(clone)).first->second;

@@ -3,6 +3,7 @@
 #include "core/log.hpp"
 #include "ze_call.hpp"
 #include "ze_device.hpp"
+#include "ze_handles.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -152,6 +153,7 @@ class LevelZeroBackend final : public core::Backend {
     if (zeDriverGet(&driverCount, nullptr) != ZE_RESULT_SUCCESS || driverCount == 0) return;
     std::vector<ze_driver_handle_t> drivers(driverCount);
     if (zeDriverGet(&driverCount, drivers.data()) != ZE_RESULT_SUCCESS) return;
+    if (driverCount > 1) HandleLifetimes::guard();
     for (ze_driver_handle_t driver : drivers) {
       uint32_t count = 0;
       if (zeDeviceGet(driver, &count, nullptr) != ZE_RESULT_SUCCESS || count == 0) continue;

@@ -2,6 +2,7 @@
 
 #include "core/log.hpp"
 #include "ze_call.hpp"
+#include "ze_handles.hpp"
 #include "ze_module.hpp"
 #include "ze_queue.hpp"
 
@@ -13,7 +14,7 @@ namespace xpurt::level_zero {
 
 ZeContext::ZeContext(ze_driver_handle_t driver) : driver_(driver) {
   auto desc = zeStruct<ze_context_desc_t>(ZE_STRUCTURE_TYPE_CONTEXT_DESC);
-  check(zeContextCreate(driver, &desc, &context_), "zeContextCreate");
+  check(createHandle([&] { return zeContextCreate(driver, &desc, &context_); }), "zeContextCreate");
   // Extensions the driver names, and entry points of Level Zero versions newer than 1.4 that
   // the loader in this process may export.
   uint32_t count = 0;
@@ -46,6 +47,7 @@ std::string ZeContext::lastError() const {
 }
 
 ZeContext::~ZeContext() {
+  DestroyingHandles destroying;
   if (ze_result_t r = zeContextDestroy(context_); r != ZE_RESULT_SUCCESS)
     core::log().warn("Level Zero: zeContextDestroy failed with {}", resultName(r));
 }

@@ -2,6 +2,7 @@
 
 #include "core/log.hpp"
 #include "ze_call.hpp"
+#include "ze_handles.hpp"
 
 namespace xpurt::level_zero {
 
@@ -15,6 +16,7 @@ class EventPoolState {
       : context_(std::move(context)), device_(device), timestamps_(timestamps) {}
 
   ~EventPoolState() {
+    DestroyingHandles destroying;
     for (ze_event_handle_t e : all_) zeEventDestroy(e);
     for (ze_event_pool_handle_t p : pools_) zeEventPoolDestroy(p);
   }
@@ -33,7 +35,7 @@ class EventPoolState {
     desc.signal = ZE_EVENT_SCOPE_FLAG_HOST;
     desc.wait = ZE_EVENT_SCOPE_FLAG_HOST;
     ze_event_handle_t e = nullptr;
-    check(zeEventCreate(pools_.back(), &desc, &e), "zeEventCreate");
+    check(createHandle([&] { return zeEventCreate(pools_.back(), &desc, &e); }), "zeEventCreate");
     ++nextIndex_;
     all_.push_back(e);
     return e;
@@ -58,7 +60,9 @@ class EventPoolState {
     desc.count = kEventsPerPool;
     ze_event_pool_handle_t pool = nullptr;
     ze_device_handle_t device = device_;
-    check(zeEventPoolCreate(context_->handle(), &desc, 1, &device, &pool), "zeEventPoolCreate");
+    check(createHandle(
+              [&] { return zeEventPoolCreate(context_->handle(), &desc, 1, &device, &pool); }),
+          "zeEventPoolCreate");
     pools_.push_back(pool);
     nextIndex_ = 0;
   }

@@ -3,6 +3,7 @@
 #include "core/host_callback.hpp"
 #include "core/log.hpp"
 #include "ze_call.hpp"
+#include "ze_handles.hpp"
 
 #include <algorithm>
 
@@ -28,6 +29,7 @@ struct GraphLanes {
   explicit GraphLanes(core::Ref<ZeDevice> zeDevice)
       : device(std::move(zeDevice)), appender(*device) {}
   ~GraphLanes() {
+    DestroyingHandles destroying;
     for (Queue &q : queues)
       if (q.handle) zeCommandQueueDestroy(q.handle);
   }
@@ -83,6 +85,7 @@ GraphRecording::GraphRecording(std::shared_ptr<GraphLanes> lanes)
       lists_(lanes_->queues.size()) {}
 
 GraphRecording::~GraphRecording() {
+  DestroyingHandles destroying;
   for (Lane &lane : lists_) {
     if (lane.fence) zeFenceDestroy(lane.fence);
     if (lane.list) zeCommandListDestroy(lane.list);
@@ -108,13 +111,16 @@ void GraphRecording::record(std::shared_ptr<const GraphProgram> program) {
     } else {
       auto desc = zeStruct<ze_command_list_desc_t>(ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC);
       desc.commandQueueGroupOrdinal = queue.ordinal;
-      check(zeCommandListCreate(device.context().handle(), device.handle(), &desc, &lane.list),
+      check(createHandle([&] {
+              return zeCommandListCreate(device.context().handle(), device.handle(), &desc,
+                                         &lane.list);
+            }),
             "zeCommandListCreate", fmt::format("a graph's list of queue group {}", queue.ordinal));
     }
     if (!lane.fence) {
       auto fenceDesc = zeStruct<ze_fence_desc_t>(ZE_STRUCTURE_TYPE_FENCE_DESC);
-      check(zeFenceCreate(queue.handle, &fenceDesc, &lane.fence), "zeFenceCreate",
-            "a graph's fence");
+      check(createHandle([&] { return zeFenceCreate(queue.handle, &fenceDesc, &lane.fence); }),
+            "zeFenceCreate", "a graph's fence");
     }
   }
   preds_ = p.predecessors();
@@ -280,7 +286,10 @@ ZeGraphExec::ZeGraphExec(core::Ref<ZeDevice> device, std::shared_ptr<const Graph
     desc.ordinal = q.ordinal;
     desc.index = queueIndex;
     desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
-    check(zeCommandQueueCreate(device->context().handle(), device->handle(), &desc, &q.handle),
+    check(createHandle([&] {
+            return zeCommandQueueCreate(device->context().handle(), device->handle(), &desc,
+                                        &q.handle);
+          }),
           "zeCommandQueueCreate", fmt::format("a graph's queue of group {}", q.ordinal));
   }
   // The first launch's recording is made now: the cost of recording is the instantiation's.

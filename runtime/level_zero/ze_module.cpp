@@ -11,6 +11,7 @@
 #include "spirv/module_linking.hpp"
 #include "spirv/spirv_binary.hpp"
 #include "ze_call.hpp"
+#include "ze_handles.hpp"
 
 #include <fmt/format.h>
 
@@ -55,6 +56,7 @@ std::string buildLog(ze_module_build_log_handle_t log) {
     if (zeModuleBuildLogGetString(log, &size, text.data()) != ZE_RESULT_SUCCESS) text.clear();
     while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
   }
+  DestroyingHandles destroying;
   zeModuleBuildLogDestroy(log);
   return text;
 }
@@ -81,7 +83,9 @@ ze_module_handle_t createModule(ZeDevice &device, ze_module_format_t format,
   desc.pConstants = ids.empty() ? nullptr : &constants;
   ze_module_handle_t module = nullptr;
   ze_module_build_log_handle_t log = nullptr;
-  ze_result_t r = zeModuleCreate(device.context().handle(), device.handle(), &desc, &module, &log);
+  ze_result_t r = createHandle([&] {
+    return zeModuleCreate(device.context().handle(), device.handle(), &desc, &module, &log);
+  });
   std::string text = buildLog(log);
   if (r != ZE_RESULT_SUCCESS) {
     XpurtResult code = toXpurtResult(r);
@@ -133,6 +137,7 @@ ZeModule::ZeModule(core::Ref<ZeDevice> device, std::string name, ze_module_handl
       options_(std::move(options)) {}
 
 ZeModule::~ZeModule() {
+  DestroyingHandles destroying;
   if (variant_ && variant_->handle != handle_)
     if (ze_result_t r = zeModuleDestroy(variant_->handle); r != ZE_RESULT_SUCCESS)
       core::log().warn("Level Zero: zeModuleDestroy failed with {}", resultName(r));
@@ -181,11 +186,13 @@ ZeKernel::ZeKernel(core::Ref<ZeModule> module, std::string name,
     : core::Kernel(std::move(module), std::move(name), std::move(signature)) {
   auto desc = zeStruct<ze_kernel_desc_t>(ZE_STRUCTURE_TYPE_KERNEL_DESC);
   desc.pKernelName = this->name().c_str();
-  check(zeKernelCreate(zeModule().handle(), &desc, &prototype_), "zeKernelCreate",
+  check(createHandle([&] { return zeKernelCreate(zeModule().handle(), &desc, &prototype_); }),
+        "zeKernelCreate",
         fmt::format("kernel '{}' of module '{}'", this->name(), zeModule().name()));
 }
 
 ZeKernel::~ZeKernel() {
+  DestroyingHandles destroying;
   if (prototype_) zeKernelDestroy(prototype_);
 }
 

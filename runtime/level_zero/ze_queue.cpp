@@ -5,6 +5,7 @@
 #include "core/log.hpp"
 #include "ze_call.hpp"
 #include "ze_graph.hpp"
+#include "ze_handles.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -55,9 +56,11 @@ namespace {
 // Frees a lane's Level Zero objects, executed batches once the device is done with them.
 template <class Lanes>
 void destroyLaneHandles(Lanes &lanes) noexcept {
+  for (auto &lane : lanes)
+    for (auto &batch : lane.executing) zeFenceHostSynchronize(batch.fence, UINT64_MAX);
+  DestroyingHandles destroying;
   for (auto &lane : lanes) {
     for (auto &batch : lane.executing) {
-      zeFenceHostSynchronize(batch.fence, UINT64_MAX);
       zeFenceDestroy(batch.fence);
       zeCommandListDestroy(batch.list);
     }
@@ -110,14 +113,18 @@ ZeQueue::Lane &ZeQueue::createLane(uint32_t ordinal, uint32_t index, uint32_t ma
   lane.ordinal = ordinal;
   lane.maxFillPatternSize = maxFillPatternSize;
   if (!batched_) {
-    check(zeCommandListCreateImmediate(zeDevice_->context().handle(), zeDevice_->handle(), &desc,
-                                       &lane.list),
+    check(createHandle([&] {
+            return zeCommandListCreateImmediate(zeDevice_->context().handle(), zeDevice_->handle(),
+                                                &desc, &lane.list);
+          }),
           "zeCommandListCreateImmediate", fmt::format("queue group {}", ordinal));
     return lane;
   }
-  check(
-      zeCommandQueueCreate(zeDevice_->context().handle(), zeDevice_->handle(), &desc, &lane.queue),
-      "zeCommandQueueCreate", fmt::format("queue group {}", ordinal));
+  check(createHandle([&] {
+          return zeCommandQueueCreate(zeDevice_->context().handle(), zeDevice_->handle(), &desc,
+                                      &lane.queue);
+        }),
+        "zeCommandQueueCreate", fmt::format("queue group {}", ordinal));
   openBatch(lane);
   return lane;
 }
@@ -135,17 +142,28 @@ ZeQueue::Batch ZeQueue::nextBatch(Lane &lane) {
       call = "zeCommandListReset";
     }
     if (r == ZE_RESULT_SUCCESS) return batch;
-    zeFenceDestroy(batch.fence);
-    zeCommandListDestroy(batch.list);
+    {
+      DestroyingHandles destroying;
+      zeFenceDestroy(batch.fence);
+      zeCommandListDestroy(batch.list);
+    }
     failCall(call, r, "a batch for reuse");
   }
   auto desc = zeStruct<ze_command_list_desc_t>(ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC);
   desc.commandQueueGroupOrdinal = lane.ordinal;
-  check(zeCommandListCreate(zeDevice_->context().handle(), zeDevice_->handle(), &desc, &batch.list),
+  check(createHandle([&] {
+          return zeCommandListCreate(zeDevice_->context().handle(), zeDevice_->handle(), &desc,
+                                     &batch.list);
+        }),
         "zeCommandListCreate", fmt::format("queue group {}", lane.ordinal));
   auto fenceDesc = zeStruct<ze_fence_desc_t>(ZE_STRUCTURE_TYPE_FENCE_DESC);
-  if (ze_result_t r = zeFenceCreate(lane.queue, &fenceDesc, &batch.fence); r != ZE_RESULT_SUCCESS) {
-    zeCommandListDestroy(batch.list);
+  if (ze_result_t r =
+          createHandle([&] { return zeFenceCreate(lane.queue, &fenceDesc, &batch.fence); });
+      r != ZE_RESULT_SUCCESS) {
+    {
+      DestroyingHandles destroying;
+      zeCommandListDestroy(batch.list);
+    }
     failCall("zeFenceCreate", r, fmt::format("queue group {}", lane.ordinal));
   }
   return batch;
@@ -173,6 +191,7 @@ void ZeQueue::flushLocked() {
                       toXpurtResult(r) == XPURT_ERROR_DEVICE_LOST ? " (the device is lost)" : "");
       // Not executed: emptied for the next batch, or replaced if it cannot be.
       if (zeCommandListReset(lane.list) == ZE_RESULT_SUCCESS) continue;
+      DestroyingHandles destroying;
       zeFenceDestroy(lane.fence);
       zeCommandListDestroy(lane.list);
     } else {
