@@ -1,8 +1,8 @@
 // The CPU device's cores, shared between kernels and copy engines.
 //
 // On a GPU the copy engine is hardware of its own; on the CPU a copy engine (a copy queue's
-// thread, a copy queue of the Level Zero driver on the CPU) is a thread that needs a core.
-// (An out-of-order queue runs its copies as tasks of the arena, on its own thread only when no
+// turn, a copy queue of the Level Zero driver on the CPU) is a thread that needs a core.
+// (An out-of-order queue runs its copies as tasks of the arena, in its host turn only when no
 // arena thread takes one.) Kernels run on
 // every thread of the device's arena, so while a copy engine has copies to do, one kernel
 // thread per such engine steps aside between two pieces of its launch and sleeps until the

@@ -2,20 +2,15 @@
 
 #include "command_execution.hpp"
 #include "core/error.hpp"
+#include "core/host_executor.hpp"
 #include "core/scoped_value.hpp"
 #include "core/spin_wait.hpp"
 #include "tbb_hand_off.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 namespace xpurt::cpu {
-
-// How long an idle executor keeps looking for work before it sleeps. Back-to-back commands
-// within this window start in well under a microsecond; after it, a command that nobody waits
-// for pays the executor's wake-up. The cost is one core spinning this long after each burst.
-static constexpr std::chrono::microseconds kIdleSpin{50};
 
 // ---- CommandRunner ----------------------------------------------------------------------
 
@@ -37,12 +32,37 @@ void CommandRunner::refuseWaitFromOwnCommand(const char *what) const {
 }
 
 void CommandRunner::push(core::Command &&cmd) {
+  bool post;
   {
     std::lock_guard lock(mutex_);
     pending_.push_back(std::move(cmd));
     submitted_.fetch_add(1, std::memory_order_seq_cst);
+    post = !scheduled_;
+    scheduled_ = true;
   }
-  if (executorSleeping_.load(std::memory_order_seq_cst) != 0) submitted_.notify_one();
+  if (post) device_->hostExecutor().post([self = shared_from_this()] { self->turn(); });
+}
+
+void CommandRunner::waitIdle() {
+  std::unique_lock lock(mutex_);
+  turnEnded_.wait(lock, [&] { return !scheduled_; });
+}
+
+void CommandRunner::turn() {
+  for (;;) {
+    {
+      std::lock_guard run(runMutex_);
+      runPending();
+    }
+    // Let the turn go with nothing pending: the next push posts another, which an executor
+    // thread looking for work (HostExecutor) takes within a microsecond.
+    std::lock_guard lock(mutex_);
+    if (pending_.empty()) {
+      scheduled_ = false;
+      turnEnded_.notify_all();
+      return;
+    }
+  }
 }
 
 void CommandRunner::finish(core::Command &cmd) {
@@ -126,42 +146,9 @@ void CommandRunner::drain() {
     // Sleep only on a count seen short of the target: a count read after it was reached would
     // be waited on with nobody left to change it.
     uint32_t completed = completed_.load(std::memory_order_seq_cst);
+    core::HostExecutor::Blocking blocking;
     if (!reached(completed)) completed_.wait(completed, std::memory_order_seq_cst);
   });
-}
-
-void CommandRunner::awaitWork(uint32_t seen) {
-  core::spinThenSleep(
-      executorSleeping_, [&] { return submitted_.load(std::memory_order_seq_cst) != seen; },
-      [&] { submitted_.wait(seen, std::memory_order_seq_cst); }, kIdleSpin);
-}
-
-void CommandRunner::executorLoop() {
-  for (;;) {
-    {
-      std::lock_guard run(runMutex_);
-      if (runPending()) continue;
-    }
-    uint32_t seen;
-    {
-      // Nothing pending (a helper may have run it): sleep until the next push, unless stopped.
-      // The count is read with the queue seen empty, so a push or stop after it wakes us.
-      std::lock_guard lock(mutex_);
-      if (!pending_.empty()) continue;
-      if (stopping_) return;
-      seen = submitted_.load(std::memory_order_relaxed);
-    }
-    awaitWork(seen);
-  }
-}
-
-void CommandRunner::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    submitted_.fetch_add(1, std::memory_order_seq_cst);
-  }
-  submitted_.notify_one();
 }
 
 void CommandRunner::execute(core::Command &cmd) {
@@ -186,20 +173,15 @@ void CommandRunner::execute(core::Command &cmd) {
 CpuQueue::CpuQueue(core::Ref<CpuDevice> device, const core::QueueOptions &options)
     : core::TaskQueue(device, options),
       runner_(std::make_shared<CommandRunner>(device, failures(),
-                                              options.engine == XPURT_ENGINE_COPY)) {
-  executor_ = std::thread([runner = runner_] { runner->executorLoop(); });
-}
+                                              options.engine == XPURT_ENGINE_COPY)) {}
 
 CpuQueue::~CpuQueue() {
-  runner_->stop();
-  if (runner_->runningOnThisThread()) {
-    // A host callback of this queue dropped its last reference: this thread is running the
-    // queue's commands, so it cannot wait for them. The executor runs what is left (every
-    // future completes) and ends by itself; it owns the runner, not the queue.
-    executor_.detach();
-  } else {
-    executor_.join();
-  }
+  // A host callback of this queue that dropped its last reference runs the queue's commands,
+  // so it cannot wait for them: the queue's turn, which holds the runner, runs what is left
+  // (every future completes).
+  if (runner_->runningOnThisThread()) return;
+  runner_->drain();
+  runner_->waitIdle();
 }
 
 void CpuQueue::submit(core::Command &&cmd) {

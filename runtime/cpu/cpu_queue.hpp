@@ -1,28 +1,29 @@
 // The CPU in-order task queue. Commands run one after another, in the order they were enqueued,
-// on one thread at a time: the queue's executor thread, or a thread that waits for one of them
-// (it runs the queued work itself instead of sleeping while the executor wakes). Launches run
+// on one thread at a time: a thread of the device's host executor, which takes the queue's turn
+// while it has commands, or a thread that waits for one of them (it runs the queued work itself
+// instead of sleeping while the executor wakes). Launches run
 // inside the device's oneTBB arena, where that thread and the arena's workers share the tasks;
 // copies, fills and callbacks run outside it, so they never wait for a slot behind another
-// queue's kernel. A copy queue is this queue without launches: its copies run on its own
-// thread. Enqueueing never waits for work.
+// queue's kernel. A copy queue is this queue without launches. Enqueueing never waits for work.
 #pragma once
 
 #include "core/task_queue.hpp"
 #include "cpu_device.hpp"
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <span>
-#include <thread>
 #include <vector>
 
 namespace xpurt::cpu {
 
 // The queue's pending commands and whoever runs them. Shared with the queue's events, which
 // use it to help when waited on.
-class CommandRunner final : public core::EventDriver {
+class CommandRunner final : public core::EventDriver,
+                            public std::enable_shared_from_this<CommandRunner> {
  public:
   CommandRunner(core::Ref<CpuDevice> device, std::shared_ptr<core::FailureLog> failures,
                 bool copyEngine)
@@ -34,10 +35,8 @@ class CommandRunner final : public core::EventDriver {
   void helpUntil(const std::function<bool()> &done) override;
   // Returns once every command pushed before the call has completed.
   void drain();
-  // The executor thread's body: runs commands until stop() and the queue is empty.
-  void executorLoop();
-  // Ends executorLoop once the queued commands have run.
-  void stop();
+  // Returns once no turn of the queue is posted or running.
+  void waitIdle();
   // Whether the calling thread is running this runner's commands (a host callback of it).
   bool runningOnThisThread() const;
   // Throws for a wait that a command of this queue makes on the queue's own later work.
@@ -50,7 +49,9 @@ class CommandRunner final : public core::EventDriver {
   // Runs one command and signals its completion.
   void finish(core::Command &cmd);
   void execute(core::Command &cmd);
-  void awaitWork(uint32_t seen);
+  // The queue's turn on the host executor, which holds the runner: runs what is pending, then
+  // lets the turn go.
+  void turn();
 
   core::Ref<CpuDevice> device_;
   std::mutex runMutex_;                         // held by the one thread running commands
@@ -61,13 +62,13 @@ class CommandRunner final : public core::EventDriver {
   // guarded by runMutex_.
   CoreShare::EngineClaim copyClaim_;
 
-  std::mutex mutex_;  // guards the two below
+  std::mutex mutex_;  // guards the three below
   std::deque<core::Command> pending_;
-  bool stopping_ = false;
+  bool scheduled_ = false;  // a turn is posted or running
+  std::condition_variable turnEnded_;
   // Counters that wrap; compared by difference. submitted_ counts pushes (and the stop).
   std::atomic<uint32_t> submitted_{0};
   std::atomic<uint32_t> completed_{0};
-  std::atomic<uint32_t> executorSleeping_{0};
   std::atomic<uint32_t> drainSleepers_{0};
 };
 
@@ -75,7 +76,7 @@ class CpuQueue final : public core::TaskQueue {
  public:
   CpuQueue(core::Ref<CpuDevice> device, const core::QueueOptions &options);
   // Every queued command still runs: the destructor waits for them, except in a host callback
-  // of this queue (which cannot wait for itself): then the executor finishes them on its own.
+  // of this queue (which cannot wait for itself): then the queue's turn finishes them.
   ~CpuQueue() override;
 
  protected:
@@ -84,7 +85,6 @@ class CpuQueue final : public core::TaskQueue {
 
  private:
   std::shared_ptr<CommandRunner> runner_;
-  std::thread executor_;
 };
 
 }  // namespace xpurt::cpu

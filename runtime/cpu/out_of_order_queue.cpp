@@ -3,6 +3,7 @@
 #include "command_execution.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/host_executor.hpp"
 #include "core/scoped_value.hpp"
 #include "tbb_hand_off.hpp"
 
@@ -19,10 +20,16 @@ bool OutOfOrderRunner::onOwnEngine() const {
   return engineOf == this;
 }
 
-void OutOfOrderRunner::start() {
-  auto self = shared_from_this();
-  hostThread_ = std::thread([self] { self->hostThreadLoop(); });
-  computeEngine_ = std::thread([self] { self->computeEngineLoop(); });
+void OutOfOrderRunner::scheduleHostTurn() {
+  if (hostTurn_) return;
+  hostTurn_ = true;
+  device_->hostExecutor().post([self = shared_from_this()] { self->hostTurn(); });
+}
+
+void OutOfOrderRunner::scheduleComputeTurn() {
+  if (computeTurn_) return;
+  computeTurn_ = true;
+  device_->hostExecutor().post([self = shared_from_this()] { self->computeTurn(); });
 }
 
 void OutOfOrderRunner::submit(core::Command &&cmd) {
@@ -35,6 +42,8 @@ void OutOfOrderRunner::submit(core::Command &&cmd) {
   // The node keeps no references to its waits: each one's continuation counts it down.
   std::vector<core::Ref<core::Event>> waits = std::move(node->cmd.waits);
   node->cmd.waits.clear();
+  // The continuation holds the runner: it may still be running after the command it readied
+  // has completed and the queue has gone.
   auto self = shared_from_this();
   for (core::Ref<core::Event> &w : waits) w->then([self, node] { self->dependencyMet(node); });
   dependencyMet(node);
@@ -58,6 +67,8 @@ void OutOfOrderRunner::dispatch(Node *node) {
     copyReady_.push(node);
     ++tasksInFlight_;
     TbbHandOff::sendTask(this);  // the node itself travels through copyReady_ and mutex_
+    scheduleHostTurn();          // the fallback for a copy no arena thread starts
+    scheduleComputeTurn();
     device_->arena().enqueue(group_->defer([this] {
       TbbHandOff::receiveTask(this);
       Node *copy = nullptr;
@@ -77,6 +88,7 @@ void OutOfOrderRunner::dispatch(Node *node) {
     // running there; the compute engine joins the arena while tasks are in flight.
     ++tasksInFlight_;
     TbbHandOff::sendTask(node);
+    scheduleComputeTurn();
     device_->arena().enqueue(group_->defer([this, node] {
       TbbHandOff::receiveTask(node);
       finish(node);
@@ -85,6 +97,7 @@ void OutOfOrderRunner::dispatch(Node *node) {
     }));
   } else {
     hostReady_.push(node);
+    scheduleHostTurn();
   }
   wake_.notify_all();
 }
@@ -98,19 +111,23 @@ void OutOfOrderRunner::finish(Node *node) {
   std::lock_guard lock(mutex_);
   ++completed_;
   drained_.notify_all();
-  if (stopping_) wake_.notify_all();
+  wake_.notify_all();  // a copy the host turn waits to fall back on may have been taken
 }
 
-bool OutOfOrderRunner::idleAndStopping() const {
-  return stopping_ && completed_ == submitted_;
+void OutOfOrderRunner::waitIdle() {
+  std::unique_lock lock(mutex_);
+  turnEnded_.wait(lock, [&] { return !hostTurn_ && !computeTurn_; });
 }
 
-void OutOfOrderRunner::hostThreadLoop() {
+void OutOfOrderRunner::hostTurn() {
   OnEngine on(engineOf, this);
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait(lock,
-               [&] { return !hostReady_.empty() || !copyReady_.empty() || idleAndStopping(); });
+    if (hostReady_.empty() && copyReady_.empty()) {
+      hostTurn_ = false;
+      turnEnded_.notify_all();
+      return;
+    }
     if (!hostReady_.empty()) {
       Node *node = hostReady_.top();
       hostReady_.pop();
@@ -119,7 +136,6 @@ void OutOfOrderRunner::hostThreadLoop() {
       lock.lock();
       continue;
     }
-    if (copyReady_.empty()) return;  // idle and stopping
     // A copy no arena thread has started for a while: every one is held (by long kernels of
     // other queues, or waits inside graphs). Copies still make progress, as on a GPU's copy
     // engine: this thread runs it, with a claim on a core as a copy queue's thread has.
@@ -139,22 +155,33 @@ void OutOfOrderRunner::hostThreadLoop() {
   }
 }
 
-void OutOfOrderRunner::computeEngineLoop() {
+void OutOfOrderRunner::computeTurn() {
   OnEngine on(engineOf, this);
-  std::unique_lock lock(mutex_);
-  for (;;) {
-    wake_.wait(lock, [&] { return tasksInFlight_ > 0 || idleAndStopping(); });
-    if (tasksInFlight_ == 0) break;
-    lock.unlock();
-    // A thread of the arena while tasks run: without it, they would have the arena's workers
-    // only (one fewer than its threads).
-    auto helpTasks = [&] { group_->wait(); };
+  // A thread of the arena while tasks run: without it, they would have the arena's workers
+  // only (one fewer than its threads). Waiting for the tasks outside the arena would hold this
+  // thread while a task that no worker takes waits.
+  auto helpTasks = [&] { group_->wait(); };
+  auto joinTasks = [&] {
     TbbHandOff handOff;
     handOff.handOver([&] { device_->arena().execute(handOff.wrap(helpTasks)); });
+  };
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    lock.unlock();
+    joinTasks();
     lock.lock();
+    if (tasksInFlight_ != 0) continue;
+    // Every task has finished its command; once more, so that every one has also ended (a task
+    // enqueued after this wait counts itself in tasksInFlight_ first).
+    lock.unlock();
+    joinTasks();
+    lock.lock();
+    if (tasksInFlight_ == 0) {
+      computeTurn_ = false;
+      turnEnded_.notify_all();
+      return;
+    }
   }
-  lock.unlock();
-  group_->wait();  // every arena task has ended, not just finished its command
 }
 
 void OutOfOrderRunner::helpUntil(const std::function<bool()> &) {
@@ -170,39 +197,25 @@ void OutOfOrderRunner::drain() {
     core::fail(XPURT_ERROR_INVALID_ARGUMENT,
                "xpurtSync from a host callback of the same queue would wait for itself; sync from "
                "another thread");
+  core::HostExecutor::Blocking blocking;
   std::unique_lock lock(mutex_);
   uint64_t target = submitted_;
   drained_.wait(lock, [&] { return completed_ >= target; });
-}
-
-void OutOfOrderRunner::stopAndJoin() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    wake_.notify_all();
-  }
-  if (onOwnEngine()) {
-    // A callback of this queue dropped its last reference: its engine cannot wait for itself.
-    // The engines own the runner; they finish what is queued and end by themselves.
-    hostThread_.detach();
-    computeEngine_.detach();
-  } else {
-    hostThread_.join();
-    computeEngine_.join();
-  }
 }
 
 // ---- OutOfOrderQueue --------------------------------------------------------------------
 
 OutOfOrderQueue::OutOfOrderQueue(core::Ref<CpuDevice> device, const core::QueueOptions &options)
     : core::TaskQueue(device, options),
-      runner_(std::make_shared<OutOfOrderRunner>(device, failures())) {
-  runner_->start();
-}
+      runner_(std::make_shared<OutOfOrderRunner>(device, failures())) {}
 
 OutOfOrderQueue::~OutOfOrderQueue() {
-  // Every queued command still runs and every future completes.
-  runner_->stopAndJoin();
+  // Every queued command still runs and every future completes: waited for here, except from
+  // a host callback of this queue, which cannot wait for itself (the queue's turns hold the
+  // runner and finish its work).
+  if (runner_->onOwnEngine()) return;
+  runner_->drain();
+  runner_->waitIdle();
 }
 
 void OutOfOrderQueue::submit(core::Command &&cmd) {

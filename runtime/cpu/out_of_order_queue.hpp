@@ -1,11 +1,13 @@
 // The CPU out-of-order task queue. A command runs once the events it waits for (worked out by
 // core::TaskQueue from declared accesses, barriers and waits) have completed. Launches, copies
-// and fills run as tasks in the device's arena, side by side with each other, joined by the
-// queue's compute thread while any run: a copy overlaps a kernel, and two ready copies share
-// the cores and the memory bus rather than waiting for one copy engine, as a graph's nodes do.
-// Host callbacks and graphs, which may block, run on the queue's host thread in the order they
-// became ready; so does a copy that no arena thread has started within kCopyFallbackNs (all of
-// them held by other queues' kernels or blocked waits), so copies always make progress.
+// and fills run as tasks in the device's arena, side by side with each other, joined by a
+// thread of the device's host executor while any run (the queue's compute turn): a copy
+// overlaps a kernel, and two ready copies share the cores and the memory bus rather than
+// waiting for one copy engine, as a graph's nodes do. Host callbacks and graphs, which may
+// block, run one at a time in the order they became ready, in the queue's host turn on the
+// executor; so does a copy that no arena thread has started within kCopyFallbackNs (all of
+// them held by other queues' kernels or blocked waits), so copies always make progress. A
+// turn is taken only while it has work: the queue owns no thread.
 #pragma once
 
 #include "core/task_queue.hpp"
@@ -18,7 +20,6 @@
 #include <memory>
 #include <mutex>
 #include <queue>
-#include <thread>
 
 namespace xpurt::cpu {
 
@@ -28,16 +29,14 @@ class OutOfOrderRunner final : public core::EventDriver,
   OutOfOrderRunner(core::Ref<CpuDevice> device, std::shared_ptr<core::FailureLog> failures)
       : device_(std::move(device)), failures_(std::move(failures)) {}
 
-  void start();
   void submit(core::Command &&cmd);
   // Nothing to run on the waiting thread (the engines run everything); refuses waits that
   // could never end.
   void helpUntil(const std::function<bool()> &done) override;
   void drain();
-  // Ends the engines once every submitted command has run, and joins them (from one of them:
-  // lets them end by themselves).
-  void stopAndJoin();
   bool onOwnEngine() const;
+  // Returns once no turn of the queue is posted or running (every arena task ended).
+  void waitIdle();
 
  private:
   struct Node {
@@ -56,15 +55,18 @@ class OutOfOrderRunner final : public core::EventDriver,
   void dependencyMet(Node *node);
   void dispatch(Node *node);
   void finish(Node *node);
-  void hostThreadLoop();
-  void computeEngineLoop();
-  bool idleAndStopping() const;  // mutex_ held
+  // The turns, posted to the device's host executor while they have work (mutex_ held). Each
+  // holds the runner; the compute turn ends after every arena task has, so no task outlives it.
+  void scheduleHostTurn();
+  void scheduleComputeTurn();
+  void hostTurn();
+  void computeTurn();
 
   core::Ref<CpuDevice> device_;
   std::shared_ptr<core::FailureLog> failures_;
 
   mutable std::mutex mutex_;
-  std::condition_variable wake_;     // the engines: work, or the stop
+  std::condition_variable wake_;     // the host turn: work
   std::condition_variable drained_;  // drain(): completions
   // Ready host callbacks and graphs, and ready copies and fills, the earliest submitted first:
   // a copy out that became ready goes before the copies in submitted after it.
@@ -74,8 +76,8 @@ class OutOfOrderRunner final : public core::EventDriver,
   uint32_t tasksInFlight_ = 0;  // enqueued to the arena, not yet finished
   uint64_t submitted_ = 0;
   uint64_t completed_ = 0;
-  bool stopping_ = false;
-  std::thread hostThread_, computeEngine_;
+  bool hostTurn_ = false, computeTurn_ = false;  // posted or running
+  std::condition_variable turnEnded_;
 };
 
 class OutOfOrderQueue final : public core::TaskQueue {

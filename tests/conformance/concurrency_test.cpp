@@ -192,9 +192,6 @@ TEST_P(ConcurrencyTest, QueuesOwnNoThreads) {
   if (GetParam().name.rfind("cuda", 0) == 0)
     GTEST_SKIP() << "a CUDA queue still owns a completion thread: its move to the device's "
                     "shared completion engine (core/completions.hpp) is open";
-  if (GetParam().cpuBackend)
-    GTEST_SKIP() << "a CPU queue still owns its executor thread (two out of order): its move to "
-                    "the device's host executor (core/host_executor.hpp) is open";
   constexpr int kQueues = 256;
   // The device's threads, made by its first work, exist before the count.
   Kernel add(module, "add_value");
