@@ -54,6 +54,15 @@ Ref<Event> TaskQueue::newEvent() const {
   return done;
 }
 
+void TaskQueue::gatherWaits(Command &cmd, const EventDriver *own) {
+  if (cmd.type == Command::Type::Graph)
+    for (const GraphProgram::Node &node : cmd.program->nodes)
+      for (const Ref<Event> &f : node.futures)
+        if (!f->isDone()) cmd.waits.push_back(f);
+  for (const Ref<Event> &e : cmd.waits)
+    if (e->driver() != own) e->ready();
+}
+
 Ref<Event> TaskQueue::submitWithEvent(Command &&cmd, Ordering ordering,
                                       std::span<const MemoryUse> uses) {
   if (capturing_.load(std::memory_order_acquire)) {

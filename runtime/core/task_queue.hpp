@@ -89,6 +89,11 @@ class TaskQueue : public Object {
   virtual void submit(Command &&cmd) = 0;
   // Returns once every command submitted before the call has completed.
   virtual void drain() = 0;
+  // For a backend that turns waits into device waits: a graph's waits on futures become waits
+  // of the whole launch, and every future it waits for that `own` (the queue's EventDriver)
+  // does not drive is made ready (submitted, where its queue batches). Call before taking a
+  // lock of the queue's, so that two queues waiting on each other cannot deadlock.
+  static void gatherWaits(Command &cmd, const EventDriver *own);
 
  private:
   // How an out-of-order queue orders a command (see HazardTracker): by the memory it declares,

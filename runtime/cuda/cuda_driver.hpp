@@ -51,8 +51,8 @@ void warnReleaseFailure(const std::string &message);
 
 // Runs `release` later on a thread of its own. Freeing memory or unloading a module waits for
 // the whole device to be idle, and a stream may be waiting on a host flag that only this
-// process's threads (a completion thread running a host callback, the application before it
-// lets the callback finish) will set: a free on such a thread would wait forever. Every
+// process's threads (the device's host executor running a host callback, the application
+// before it lets the callback finish) will set: a free on such a thread would wait forever. Every
 // release that may wait for the device goes through here.
 void releaseLater(std::function<void()> release);
 

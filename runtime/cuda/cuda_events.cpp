@@ -4,19 +4,24 @@
 
 namespace xpurt::cuda {
 
-// The pool's events outlive the queue that made them while a waiter holds one.
+// The pool's events outlive the queue that made them while a waiter holds one. The last slot
+// may go on the device's completion poller: cuEventDestroy there could wait for a driver lock
+// that a thread recording into a full stream holds until the device moves on, which may take a
+// host callback the poller has yet to start. The events are destroyed later (releaseLater).
 struct EventPool::State {
   std::shared_ptr<PrimaryContext> context;
   unsigned flags;
   std::mutex mutex;
   std::vector<CUevent> free;
   ~State() {
-    try {
-      ContextScope scope(context->handle());
-      for (CUevent e : free) cu().EventDestroy(e);
-    } catch (const core::Error &e) {
-      warnReleaseFailure(fmt::format("CUDA: events not destroyed: {}", e.what()));
-    }
+    releaseLater([context = context, events = std::move(free)] {
+      try {
+        ContextScope scope(context->handle());
+        for (CUevent e : events) cu().EventDestroy(e);
+      } catch (const core::Error &e) {
+        warnReleaseFailure(fmt::format("CUDA: events not destroyed: {}", e.what()));
+      }
+    });
   }
 };
 
@@ -46,29 +51,9 @@ SlotRef EventPool::acquire() {
   });
 }
 
-EventTable &EventTable::instance() {
-  static EventTable *table = new EventTable;  // used by queues finishing at exit
+core::EventTable<EventSlot> &cudaEvents() {
+  static auto *table = new core::EventTable<EventSlot>;  // used by queues finishing at exit
   return *table;
-}
-
-void EventTable::add(const core::Event *event, SlotRef slot) {
-  std::lock_guard lock(mutex_);
-  slots_[event] = std::move(slot);
-}
-
-void EventTable::remove(const core::Event *event) {
-  SlotRef slot;  // released outside the lock: its deleter takes the pool's
-  std::lock_guard lock(mutex_);
-  if (auto it = slots_.find(event); it != slots_.end()) {
-    slot = std::move(it->second);
-    slots_.erase(it);
-  }
-}
-
-SlotRef EventTable::find(const core::Event *event) const {
-  std::lock_guard lock(mutex_);
-  auto it = slots_.find(event);
-  return it == slots_.end() ? nullptr : it->second;
 }
 
 // Flags live in pages of page-locked, device-mapped host memory, handed out one word at a time.

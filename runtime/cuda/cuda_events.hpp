@@ -9,12 +9,12 @@
 #pragma once
 
 #include "core/event.hpp"
+#include "core/event_table.hpp"
 #include "cuda_device.hpp"
 
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 namespace xpurt::cuda {
@@ -39,18 +39,9 @@ class EventPool {
   std::shared_ptr<State> state_;
 };
 
-// The events of every pending CUDA command, by the core event it completes.
-class EventTable {
- public:
-  static EventTable &instance();
-  void add(const core::Event *event, SlotRef slot);
-  void remove(const core::Event *event);
-  SlotRef find(const core::Event *event) const;
-
- private:
-  mutable std::mutex mutex_;
-  std::unordered_map<const core::Event *, SlotRef> slots_;
-};
+// The events of every pending CUDA command, of every CUDA device: a queue of one device waits
+// on another's events on the device (cuStreamWaitEvent).
+core::EventTable<EventSlot> &cudaEvents();
 
 // A word of page-locked memory a stream waits on (cuStreamWaitValue32) until the host sets it.
 // It goes back to its pool only when the command that waited on it has completed: reused

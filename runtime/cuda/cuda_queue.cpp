@@ -45,8 +45,9 @@ CudaQueue::CudaQueue(core::Ref<CudaDevice> device, const core::QueueOptions &opt
     for (CUstream s : streams_) cu().StreamDestroy(s);
     throw;
   }
-  completions_ = std::make_shared<Completions>(*cudaDevice_, failures(), !options.outOfOrder);
-  completionThread_ = std::thread([c = completions_] { c->run(); });
+  completions_ = std::make_shared<Completions>(
+      *cudaDevice_, std::make_shared<CudaCompletionBackend>(*cudaDevice_), failures(),
+      !options.outOfOrder);
 }
 
 CudaQueue::~CudaQueue() {
@@ -60,15 +61,14 @@ CudaQueue::~CudaQueue() {
     }
   };
   if (completions_->runningOnThisThread()) {
-    // Released from one of its own host callbacks: the completion thread finishes the queue's
-    // work alone, then destroys the streams.
-    completions_->stop(destroy);
-    completionThread_.detach();
+    // Released from one of its own host callbacks, which cannot wait for the queue's work:
+    // once its last command completes, the streams go, later (the completion poller must not
+    // wait in the driver; cuda_events.cpp says why).
+    completions_->finishThen([destroy] { releaseLater(destroy); });
     return;
   }
   completions_->drain();
-  completions_->stop();
-  completionThread_.join();
+  completions_->waitIdle();
   destroy();
 }
 
@@ -98,7 +98,7 @@ CUstream CudaQueue::streamFor(const core::Command &cmd) {
 
 void CudaQueue::waitOn(CUstream stream, const core::Ref<core::Event> &event, PendingCommand &p) {
   if (event->isDone()) return;
-  if (SlotRef slot = EventTable::instance().find(event.get())) {
+  if (SlotRef slot = cudaEvents().find(event.get())) {
     check(cu().StreamWaitEvent(stream, slot->handle, 0), "cuStreamWaitEvent");
     return;
   }
@@ -112,22 +112,15 @@ void CudaQueue::waitOn(CUstream stream, const core::Ref<core::Event> &event, Pen
   flag->arm();
   check(cu().StreamWaitValue32(stream, flag->device, 1, CU_STREAM_WAIT_VALUE_GEQ),
         "cuStreamWaitValue32", "a wait on work outside CUDA");
-  p.flags.push_back(flag);
+  p.work.flags.push_back(flag);
   event->then([flag] { flag->set(); });
 }
 
 void CudaQueue::submit(core::Command &&cmd) {
   using Type = core::Command::Type;
-  // A graph's waits on futures hold back the whole launch.
-  if (cmd.type == Type::Graph)
-    for (const core::GraphProgram::Node &node : cmd.program->nodes)
-      for (const core::Ref<core::Event> &f : node.futures)
-        if (!f->isDone()) cmd.waits.push_back(f);
-  // What this command waits for may need a poll to be submitted (a batched queue).
-  for (const core::Ref<core::Event> &e : cmd.waits)
-    if (e->driver() != completions_.get()) e->ready();
-  // A device without stream memory operations cannot wait for the completion thread to fill
-  // a staging buffer: this thread fills it, once what the copy follows is done.
+  gatherWaits(cmd, completions_.get());
+  // A device without stream memory operations cannot wait for the host executor to fill a
+  // staging buffer: this thread fills it, once what the copy follows is done.
   bool fillHere = pageableCopy(cmd) && cmd.copyKind == core::Command::CopyKind::ToDevice &&
                   !cudaDevice_->description().streamWaitValue;
   if (fillHere) {
@@ -146,10 +139,8 @@ void CudaQueue::submit(core::Command &&cmd) {
   bool timed = cmd.done && cmd.done->timed();
   p.submitNs = timed ? core::steadyNowNs() : 0;
   if (cmd.type == Type::HostCallback) {
-    // Runs on the completion thread once the commands before it have completed; what comes
-    // after it in an in-order queue waits for it.
-    p.func = cmd.func;
-    p.userData = cmd.userData;
+    // Runs on the device's host executor once the commands before it have completed; what
+    // comes after it in an in-order queue waits for it.
     p.hostWaits = std::move(cmd.waits);
     if (inOrder) afterHost_ = cmd.done;
   } else {
@@ -157,35 +148,36 @@ void CudaQueue::submit(core::Command &&cmd) {
       ContextScope scope(context_->handle());
       CUstream stream = streamFor(cmd);
       bool staged = pageableCopy(cmd);
-      if (staged) p.staging = stagingFor(cmd.dst.size);
-      // A copy to the device: the completion thread fills the staging buffer once what the
-      // copy waits for is done (and, in order, every command before it), then sets a flag the
-      // stream waits for. The buffer is as large as the copy (a copy the driver could not
-      // register in place).
+      CudaWork &w = p.work;
+      if (staged) w.staging = stagingFor(cmd.dst.size);
+      // A copy to the device: the host executor fills the staging buffer once what the copy
+      // waits for is done (and every command before it), then sets a flag the stream waits
+      // for. The buffer is as large as the copy (a copy the driver could not register in
+      // place).
       if (fillHere) {
-        std::memcpy(p.staging->host, cmd.src.pointer(), cmd.dst.size);
+        std::memcpy(w.staging->host, cmd.src.pointer(), cmd.dst.size);
       } else if (staged && cmd.copyKind == core::Command::CopyKind::ToDevice) {
         p.hostWaits = cmd.waits;
-        p.stagingFilled = flags_.acquire();
-        p.stagingFilled->arm();
-        check(cu().StreamWaitValue32(stream, p.stagingFilled->device, 1, CU_STREAM_WAIT_VALUE_GEQ),
+        w.stagingFilled = flags_.acquire();
+        w.stagingFilled->arm();
+        check(cu().StreamWaitValue32(stream, w.stagingFilled->device, 1, CU_STREAM_WAIT_VALUE_GEQ),
               "cuStreamWaitValue32", "a copy from pageable host memory");
       }
       for (const core::Ref<core::Event> &e : cmd.waits) waitOn(stream, e, p);
       if (timed && options().profiling) {
-        p.start = timedEvents_.acquire();
-        check(cu().EventRecord(p.start->handle, stream), "cuEventRecord");
+        w.start = timedEvents_.acquire();
+        check(cu().EventRecord(w.start->handle, stream), "cuEventRecord");
       }
-      p.keep = staged ? enqueueStagedCopy(cmd, stream, *p.staging) : enqueue(cmd, stream);
-      p.end = (p.start ? timedEvents_ : events_).acquire();
-      check(cu().EventRecord(p.end->handle, stream), "cuEventRecord");
+      p.keep = staged ? enqueueStagedCopy(cmd, stream, *w.staging) : enqueue(cmd, stream);
+      w.end = (w.start ? timedEvents_ : events_).acquire();
+      check(cu().EventRecord(w.end->handle, stream), "cuEventRecord");
     } catch (const core::Error &e) {
       // Nothing will signal it: later commands must not wait for it forever.
-      if (p.stagingFilled) p.stagingFilled->set();
+      if (p.work.stagingFilled) p.work.stagingFilled->set();
       if (cmd.done) cmd.done->fail(e.what());
       throw;
     }
-    if (cmd.done) EventTable::instance().add(cmd.done.get(), p.end);
+    if (cmd.done) cudaEvents().add(cmd.done.get(), p.work.end);
   }
   if (cmd.done) {
     cmd.done->setDriver(completions_);

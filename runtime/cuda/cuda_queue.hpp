@@ -4,7 +4,7 @@
 // callback, another backend's future). An in-order queue is one stream. An out-of-order queue
 // puts copies to the device and copies to the host on streams of their own (the GPU's copy
 // engines run them beside kernels and beside each other) and spreads launches over four
-// streams, ordered only by the dependencies the core works out. A completion thread per queue
+// streams, ordered only by the dependencies the core works out. The core's completion engine
 // completes the futures (cuda_completions.hpp).
 #pragma once
 
@@ -15,7 +15,6 @@
 
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace xpurt::cuda {
@@ -34,8 +33,8 @@ class CudaQueue final : public core::TaskQueue {
   CUstream streamFor(const core::Command &cmd);
   // A copy between the device and pageable host memory (application memory the driver could
   // not register, or registered only in part): it goes through a page-locked staging buffer,
-  // which the completion thread fills before the copy to the device, and empties after the
-  // copy to the host. No driver call is made there: it may not wait for the device.
+  // which the device's host executor fills before the copy to the device, and the completion
+  // engine empties after the copy to the host.
   static bool pageableCopy(const core::Command &cmd);
   std::shared_ptr<StagingBuffer> stagingFor(size_t bytes);
   std::shared_ptr<void> enqueueStagedCopy(core::Command &cmd, CUstream stream,
@@ -62,7 +61,6 @@ class CudaQueue final : public core::TaskQueue {
   // In-order queues: a host callback the next command must wait for (it runs on the host).
   core::Ref<core::Event> afterHost_;
   std::shared_ptr<Completions> completions_;
-  std::thread completionThread_;
 };
 
 }  // namespace xpurt::cuda

@@ -282,15 +282,7 @@ void ZeQueue::drain() {
 
 void ZeQueue::submit(core::Command &&cmd) {
   using Type = core::Command::Type;
-  // A graph's waits on futures hold back the whole launch.
-  if (cmd.type == Type::Graph)
-    for (const core::GraphProgram::Node &node : cmd.program->nodes)
-      for (const core::Ref<core::Event> &f : node.futures)
-        if (!f->isDone()) cmd.waits.push_back(f);
-  // What this command waits for is submitted first where its queue batches (polling a future
-  // does that); never under appendMutex_, so two queues waiting on each other cannot deadlock.
-  for (const core::Ref<core::Event> &e : cmd.waits)
-    if (e->driver() != completions_.get()) e->ready();
+  gatherWaits(cmd, completions_.get());  // never under appendMutex_
   PendingCommand p;
   Lane *lane = nullptr;  // the lane it is appended to
   std::lock_guard lock(appendMutex_);

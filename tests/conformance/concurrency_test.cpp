@@ -189,9 +189,6 @@ size_t processThreads() {
 // A device's queues share its threads (one completion poller, one host executor): a queue owns
 // none, so an application may make as many as it likes.
 TEST_P(ConcurrencyTest, QueuesOwnNoThreads) {
-  if (GetParam().name.rfind("cuda", 0) == 0)
-    GTEST_SKIP() << "a CUDA queue still owns a completion thread: its move to the device's "
-                    "shared completion engine (core/completions.hpp) is open";
   constexpr int kQueues = 256;
   // The device's threads, made by its first work, exist before the count.
   Kernel add(module, "add_value");
