@@ -66,7 +66,7 @@ class CommandRunner final : public core::EventDriver,
   std::deque<core::Command> pending_;
   bool scheduled_ = false;  // a turn is posted or running
   std::condition_variable turnEnded_;
-  // Counters that wrap; compared by difference. submitted_ counts pushes (and the stop).
+  // Counters that wrap; compared by difference. submitted_ counts pushes.
   std::atomic<uint32_t> submitted_{0};
   std::atomic<uint32_t> completed_{0};
   std::atomic<uint32_t> drainSleepers_{0};

@@ -30,28 +30,38 @@ core::Reached CudaCompletionBackend::status(Pending &p, CUresult r, std::string 
 }
 
 core::Reached CudaCompletionBackend::query(Pending &p, std::string &failure) {
-  ContextScope scope(device_.context());
-  return status(p, cu().EventQuery(p.work.end->handle), failure);
+  return wait(p, 0, failure);
 }
 
 core::Reached CudaCompletionBackend::wait(Pending &p, uint64_t timeoutNs, std::string &failure) {
-  ContextScope scope(device_.context());
-  // cuEventSynchronize cannot stop waiting: the event is looked at until the time is up.
-  auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeoutNs);
-  for (unsigned i = 0;; ++i) {
-    core::Reached r = status(p, cu().EventQuery(p.work.end->handle), failure);
-    if (r != core::Reached::No || std::chrono::steady_clock::now() > until) return r;
-    if (i % 16 == 15) std::this_thread::yield();
-    core::cpuRelax();
+  try {
+    ContextScope scope(device_.context());
+    // cuEventSynchronize cannot stop waiting: the event is looked at until the time is up.
+    auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeoutNs);
+    for (unsigned i = 0;; ++i) {
+      core::Reached r = status(p, cu().EventQuery(p.work.end->handle), failure);
+      if (r != core::Reached::No || timeoutNs == 0 || std::chrono::steady_clock::now() > until)
+        return r;
+      if (i % 16 == 15) std::this_thread::yield();
+      core::cpuRelax();
+    }
+  } catch (const core::Error &e) {  // the context could not be made current
+    failure =
+        fmt::format("{} on {} failed: {}", p.command.description(), device_.label(), e.what());
+    return core::Reached::Failed;
   }
 }
 
 std::optional<uint64_t> CudaCompletionBackend::deviceTimeNs(Pending &p) {
-  ContextScope scope(device_.context());
   float ms = 0;
-  if (!p.work.start || !p.work.end ||
-      cu().EventElapsedTime(&ms, p.work.start->handle, p.work.end->handle) != CUDA_SUCCESS)
+  try {
+    ContextScope scope(device_.context());
+    if (!p.work.start || !p.work.end ||
+        cu().EventElapsedTime(&ms, p.work.start->handle, p.work.end->handle) != CUDA_SUCCESS)
+      return std::nullopt;
+  } catch (const core::Error &) {
     return std::nullopt;
+  }
   return static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
 }
 
@@ -63,8 +73,12 @@ std::string CudaCompletionBackend::reached(Pending &p, core::Reached r) {
   // The driver writes what kernels printed at a synchronisation, not when an event is queried:
   // a launch's output is out before its future completes. The event is reached already.
   if (cmd.isLaunch() || cmd.type == core::Command::Type::Graph) {
-    ContextScope scope(device_.context());
-    cu().EventSynchronize(p.work.end->handle);
+    try {
+      ContextScope scope(device_.context());
+      cu().EventSynchronize(p.work.end->handle);
+    } catch (const core::Error &) {
+      // Not current: its output comes at the next synchronisation.
+    }
   }
   if (p.work.staging && cmd.copyKind == core::Command::CopyKind::ToHost)
     std::memcpy(cmd.dst.pointer(), p.work.staging->host, cmd.dst.size);
