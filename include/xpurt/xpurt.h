@@ -341,8 +341,12 @@ XPURT_API XpurtResult xpurtSync(XpurtTaskQueue queue);
  * memory). Copies and fills declare what they touch, a general launch its view arguments,
  * a task launch and a host callback the accesses given; a node that declares nothing runs
  * after its deps alone. Nodes are checked as they are added, as a queue checks a command; a
- * graph is not tied to a device until it is instantiated. A failed node fails the launch's
- * future with its message, and the nodes after it do not run.
+ * graph is not tied to a device until it is instantiated. A failed node (a host callback that
+ * reports failure, a wait on a future that failed) fails the launch's future with its
+ * message, on every device alike: the host callbacks after it (through deps or declared
+ * memory, however far) do not run; the kernels, copies and fills after it still run, on what
+ * the failed node left in memory (a GPU runs them without the host in between); every node
+ * not after it runs.
  * Every xpurtGraphAdd* function takes numDeps nodes at deps (may be NULL when 0) and writes
  * the new node's number to *node (may be NULL). */
 

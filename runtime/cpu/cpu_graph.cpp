@@ -14,10 +14,15 @@ CpuGraphExec::CpuGraphExec(core::Ref<CpuDevice> device, std::shared_ptr<const Gr
       cpu_(*device),
       count_(program->nodes.size()),
       unmet_(new std::atomic<uint32_t>[count_]),
-      skipped_(new std::atomic<uint8_t>[count_]) {}
+      afterFailure_(new std::atomic<uint8_t>[count_]) {}
 
-bool CpuGraphExec::runNode(const GraphProgram &program, uint32_t index) {
+bool CpuGraphExec::runNode(const GraphProgram &program, uint32_t index, bool afterFailure) {
   const GraphProgram::Node &node = program.nodes[index];
+  // After a failure only host callbacks are held back: a GPU runs the kernels, copies and fills
+  // after it without the host in between, and the contract is the same on every device.
+  if (afterFailure && node.kind == GraphNode::Kind::Command &&
+      node.cmd->type == core::Command::Type::HostCallback)
+    return false;
   std::string failure;
   switch (node.kind) {
     case GraphNode::Kind::Empty:
@@ -66,15 +71,15 @@ constexpr uint32_t kMaxInlineDepth = 32;
 
 }  // namespace
 
-void CpuGraphExec::releaseRange(const GraphProgram &program, uint32_t begin, uint32_t end, bool ran,
-                                tbb::task_group &group, uint32_t depth) {
+void CpuGraphExec::releaseRange(const GraphProgram &program, uint32_t begin, uint32_t end,
+                                bool afterFailure, tbb::task_group &group, uint32_t depth) {
   while (end - begin > kLeafEdges) {
     uint32_t mid = begin + (end - begin) / 2;
     const uint32_t *token = &program.succs[mid];
     TbbHandOff::sendTask(const_cast<uint32_t *>(token));
-    group.run([this, &program, mid, end, ran, &group, token] {
+    group.run([this, &program, mid, end, afterFailure, &group, token] {
       TbbHandOff::receiveTask(const_cast<uint32_t *>(token));
-      releaseRange(program, mid, end, ran, group, 0);
+      releaseRange(program, mid, end, afterFailure, group, 0);
       TbbHandOff::sendTask(&joinToken_);
     });
     end = mid;
@@ -82,7 +87,7 @@ void CpuGraphExec::releaseRange(const GraphProgram &program, uint32_t begin, uin
   for (uint32_t e = begin; e < end; ++e) {
     uint32_t s = program.succs[e];
     // The flag is published by the decrement that follows it.
-    if (!ran) skipped_[s].store(1, std::memory_order_relaxed);
+    if (afterFailure) afterFailure_[s].store(1, std::memory_order_relaxed);
     if (unmet_[s].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
     if (depth < kMaxInlineDepth)
       runFrom(program, s, group, depth + 1);
@@ -95,16 +100,17 @@ void CpuGraphExec::runFrom(const GraphProgram &program, uint32_t node, tbb::task
                            uint32_t depth) {
   constexpr uint32_t kNone = ~0u;
   for (;;) {
-    bool ran = !skipped_[node].load(std::memory_order_relaxed) && runNode(program, node);
+    bool after = afterFailure_[node].load(std::memory_order_relaxed) != 0;
+    after = !runNode(program, node, after) || after;
     const GraphProgram::Node &done = program.nodes[node];
     if (done.numSuccs > kSplitAbove) {
-      releaseRange(program, done.firstSucc, done.firstSucc + done.numSuccs, ran, group, depth);
+      releaseRange(program, done.firstSucc, done.firstSucc + done.numSuccs, after, group, depth);
       return;
     }
     uint32_t next = kNone;
     for (uint32_t s : program.successors(node)) {
       // The flag is published by the decrement that follows it.
-      if (!ran) skipped_[s].store(1, std::memory_order_relaxed);
+      if (after) afterFailure_[s].store(1, std::memory_order_relaxed);
       if (unmet_[s].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
       if (next == kNone) {
         next = s;  // continues on this thread
@@ -122,7 +128,7 @@ std::string CpuGraphExec::run(const GraphProgram &program) {
     return "graph: the program does not match the executable graph";  // cannot happen
   for (size_t i = 0; i < count_; ++i) {
     unmet_[i].store(program.nodes[i].numPreds, std::memory_order_relaxed);
-    skipped_[i].store(0, std::memory_order_relaxed);
+    afterFailure_[i].store(0, std::memory_order_relaxed);
   }
   failure_.clear();
   if (program.roots.empty()) return {};

@@ -38,16 +38,19 @@ class CpuGraphExec final : public core::GraphExec {
   // depth: fan-outs this thread is inside of, which bounds its stack.
   void runFrom(const core::GraphProgram &program, uint32_t node, tbb::task_group &group,
                uint32_t depth = 0);
-  // Counts down the successors in succs[begin, end) of a node that ran (or did not) and runs
+  // Counts down the successors in succs[begin, end) of a node, after a failure or not, and runs
   // those it makes ready, splitting the range over tasks.
-  void releaseRange(const core::GraphProgram &program, uint32_t begin, uint32_t end, bool ran,
-                    tbb::task_group &group, uint32_t depth);
-  bool runNode(const core::GraphProgram &program, uint32_t node);
+  void releaseRange(const core::GraphProgram &program, uint32_t begin, uint32_t end,
+                    bool afterFailure, tbb::task_group &group, uint32_t depth);
+  // Runs the node, or not if it is a host callback after a failure (the graph contract of
+  // xpurt.h); returns whether it ran and succeeded.
+  bool runNode(const core::GraphProgram &program, uint32_t node, bool afterFailure);
 
   CpuDevice &cpu_;
   size_t count_;
-  std::unique_ptr<std::atomic<uint32_t>[]> unmet_;   // predecessors still to complete
-  std::unique_ptr<std::atomic<uint8_t>[]> skipped_;  // a predecessor failed or was skipped
+  std::unique_ptr<std::atomic<uint32_t>[]> unmet_;  // predecessors still to complete
+  // A predecessor failed, or came after a failure.
+  std::unique_ptr<std::atomic<uint8_t>[]> afterFailure_;
   std::mutex failureMutex_;
   std::string failure_;
   char joinToken_ = 0;  // tasks' ends, for ThreadSanitizer (TbbHandOff)
