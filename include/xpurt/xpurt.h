@@ -31,6 +31,16 @@ extern "C" {
 #define XPURT_VERSION_MAJOR 0
 #define XPURT_VERSION_MINOR 2
 #define XPURT_VERSION_PATCH 0
+/* A version as one number that orders as versions do. */
+#define XPURT_MAKE_VERSION(major, minor, patch) \
+  ((uint32_t)(major) << 22 | (uint32_t)(minor) << 12 | (uint32_t)(patch))
+#define XPURT_VERSION \
+  XPURT_MAKE_VERSION(XPURT_VERSION_MAJOR, XPURT_VERSION_MINOR, XPURT_VERSION_PATCH)
+
+/* Structs passed in (XpurtDeviceOptions, XpurtModuleOptions, XpurtQueueOptions) begin with
+ * structSize, set to sizeof the struct of the header the caller was built with: a library
+ * newer than that header reads only those bytes and gives the fields the caller's struct lacks
+ * their defaults (zero), so a program built against an older header runs unchanged. */
 
 /* Pass as a size to mean "from the offset to the end of the view". */
 #define XPURT_WHOLE_SIZE SIZE_MAX
@@ -80,6 +90,9 @@ typedef uint32_t XpurtGraphNode;
 typedef void (*XpurtErrorFunc)(XpurtResult result, const char *message, void *userData);
 
 XPURT_API const char *xpurtResultString(XpurtResult result);
+/* The version of the library loaded (XPURT_MAKE_VERSION), which may be newer than the header
+ * the program was built with (XPURT_VERSION). */
+XPURT_API uint32_t xpurtGetVersion(void);
 /* The message of the last failed call on this thread ("" if none). Valid until the next call. */
 XPURT_API const char *xpurtLastErrorMessage(void);
 /* Called on every failed call, on the calling thread. NULL removes it. */
@@ -109,7 +122,7 @@ typedef struct XpurtDeviceInfo {
 #define XPURT_DEVICE_FLAG_SEPARATE_MEMORY 0x1u /* CPU: device views get storage of their own */
 
 typedef struct XpurtDeviceOptions {
-  uint32_t structSize; /* sizeof(XpurtDeviceOptions): lets the struct grow */
+  uint32_t structSize; /* sizeof(XpurtDeviceOptions): lets the struct grow (see above) */
   uint32_t flags;      /* XPURT_DEVICE_FLAG_* */
 } XpurtDeviceOptions;
 
@@ -163,7 +176,7 @@ XPURT_API XpurtResult xpurtGetAllocationType(XpurtMemoryView view, XpurtAllocati
 /* ---- modules and kernels ---------------------------------------------------------------- */
 
 typedef struct XpurtModuleOptions {
-  uint32_t structSize;                /* sizeof(XpurtModuleOptions) */
+  uint32_t structSize;                /* sizeof(XpurtModuleOptions) (see above) */
   const char *buildFlags;             /* passed to the device compiler; NULL for none */
   uint32_t numSpecConstants;          /* specialization constants (SPIR-V modules) */
   const uint32_t *specConstantIds;    /* numSpecConstants ids */
@@ -230,7 +243,7 @@ typedef enum XpurtEngine {
 #define XPURT_QUEUE_FLAG_BATCHED 0x4u
 
 typedef struct XpurtQueueOptions {
-  uint32_t structSize; /* sizeof(XpurtQueueOptions): lets the struct grow */
+  uint32_t structSize; /* sizeof(XpurtQueueOptions): lets the struct grow (see above) */
   XpurtEngine engine;
   uint32_t flags; /* XPURT_QUEUE_FLAG_* */
 } XpurtQueueOptions;

@@ -8,6 +8,9 @@
 
 #include <xpurt/xpurt.h>
 
+#include <algorithm>
+#include <cstring>
+
 namespace xpurt::api {
 
 // Records the failure for xpurtLastErrorMessage, logs it and calls the error function.
@@ -45,6 +48,23 @@ core::Ref<T> lookup(const void *handle, const char *what) {
     core::fail(XPURT_ERROR_INVALID_HANDLE, "{} is a {} handle where a {} handle was expected", what,
                core::objectKindName(obj->kind()), core::objectKindName(T::kKind));
   return core::staticRefCast<T>(std::move(obj));
+}
+
+// A caller's options struct in this library's layout: fields that a caller built against an
+// older, smaller header lacks are zero (their defaults); fields of a newer, larger one are not
+// read. structSize must hold at least itself and at most 4 KiB: anything else is not a size.
+template <class T>
+T versionedInput(const T *in, const char *typeName) {
+  T out{};
+  if (!in) return out;
+  uint32_t size = in->structSize;
+  if (size < sizeof(uint32_t) || size > 4096)
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "{}.structSize is {}; set it to sizeof({}) ({} in this header)", typeName, size,
+               typeName, sizeof(T));
+  std::memcpy(static_cast<void *>(&out), in, std::min<size_t>(size, sizeof out));
+  out.structSize = sizeof(T);
+  return out;
 }
 
 template <class T>

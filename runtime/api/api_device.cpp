@@ -16,17 +16,13 @@ void readConfig() {
   core::trace::enabled();  // opens XPURT_TRACE's file, or says why it cannot
 }
 
-core::DeviceOptions deviceOptions(const XpurtDeviceOptions *options) {
-  core::DeviceOptions out;
-  if (!options) return out;
-  if (options->structSize < sizeof(XpurtDeviceOptions))
-    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
-               "XpurtDeviceOptions.structSize is {}; set it to sizeof(XpurtDeviceOptions) ({})",
-               options->structSize, sizeof(XpurtDeviceOptions));
-  if (options->flags & ~XPURT_DEVICE_FLAG_SEPARATE_MEMORY)
+core::DeviceOptions deviceOptions(const XpurtDeviceOptions *given) {
+  XpurtDeviceOptions options = api::versionedInput(given, "XpurtDeviceOptions");
+  if (options.flags & ~XPURT_DEVICE_FLAG_SEPARATE_MEMORY)
     core::fail(XPURT_ERROR_INVALID_ARGUMENT, "XpurtDeviceOptions.flags has unknown bits {:#x}",
-               options->flags & ~XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
-  out.separateMemory = options->flags & XPURT_DEVICE_FLAG_SEPARATE_MEMORY;
+               options.flags & ~XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
+  core::DeviceOptions out;
+  out.separateMemory = options.flags & XPURT_DEVICE_FLAG_SEPARATE_MEMORY;
   return out;
 }
 

@@ -40,6 +40,10 @@ using namespace xpurt;
 
 extern "C" {
 
+XPURT_API uint32_t xpurtGetVersion(void) {
+  return XPURT_VERSION;
+}
+
 XPURT_API const char *xpurtResultString(XpurtResult result) {
   switch (result) {
     case XPURT_SUCCESS:

@@ -13,20 +13,16 @@ using namespace xpurt;
 
 namespace {
 
-core::ModuleOptions moduleOptions(const XpurtModuleOptions *options) {
+core::ModuleOptions moduleOptions(const XpurtModuleOptions *given) {
+  XpurtModuleOptions options = api::versionedInput(given, "XpurtModuleOptions");
   core::ModuleOptions out;
-  if (!options) return out;
-  if (options->structSize < sizeof(XpurtModuleOptions))
-    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
-               "XpurtModuleOptions.structSize is {}; set it to sizeof(XpurtModuleOptions) ({})",
-               options->structSize, sizeof(XpurtModuleOptions));
-  if (options->buildFlags) out.buildFlags = options->buildFlags;
-  if (options->numSpecConstants && (!options->specConstantIds || !options->specConstantValues))
+  if (options.buildFlags) out.buildFlags = options.buildFlags;
+  if (options.numSpecConstants && (!options.specConstantIds || !options.specConstantValues))
     core::fail(XPURT_ERROR_INVALID_ARGUMENT,
                "XpurtModuleOptions has {} specialization constants but a NULL id or value array",
-               options->numSpecConstants);
-  for (uint32_t i = 0; i < options->numSpecConstants; ++i)
-    out.specConstants.emplace_back(options->specConstantIds[i], options->specConstantValues[i]);
+               options.numSpecConstants);
+  for (uint32_t i = 0; i < options.numSpecConstants; ++i)
+    out.specConstants.emplace_back(options.specConstantIds[i], options.specConstantValues[i]);
   return out;
 }
 

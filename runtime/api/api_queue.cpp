@@ -56,15 +56,7 @@ XPURT_API XpurtResult xpurtNewTaskQueueWithOptions(XpurtDevice device,
   return api::guarded("xpurtNewTaskQueueWithOptions", [&] {
     auto dev = api::lookup<core::Device>(device, "device");
     api::checkOut(queue, "queue");
-    // Fields past structSize are those of a caller built against an older header: defaults.
-    XpurtQueueOptions o{};
-    if (options) {
-      if (options->structSize < sizeof(uint32_t) * 2 || options->structSize > 4096)
-        core::fail(XPURT_ERROR_INVALID_ARGUMENT,
-                   "queue options: structSize is {}; set it to sizeof(XpurtQueueOptions)",
-                   options->structSize);
-      std::memcpy(&o, options, std::min<size_t>(options->structSize, sizeof o));
-    }
+    XpurtQueueOptions o = api::versionedInput(options, "XpurtQueueOptions");
     constexpr uint32_t known =
         XPURT_QUEUE_FLAG_OUT_OF_ORDER | XPURT_QUEUE_FLAG_PROFILING | XPURT_QUEUE_FLAG_BATCHED;
     if (o.flags & ~known)

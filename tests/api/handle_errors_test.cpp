@@ -104,10 +104,13 @@ TEST_F(HandleErrors, TheErrorFunctionSeesEveryFailure) {
 }
 
 TEST_F(HandleErrors, BadDeviceAndModuleOptionsAreRejected) {
-  XpurtDeviceOptions small{4, 0};
+  // A structSize that cannot be a struct's: 0 (never set) or beyond any struct.
+  XpurtDeviceOptions unset{0, 0}, huge{1u << 20, 0};
   XpurtDevice d = nullptr;
   EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
-               xpurtGetDeviceWithOptions(XPURT_DEVICE_TYPE_CPU, 0, &small, &d));
+               xpurtGetDeviceWithOptions(XPURT_DEVICE_TYPE_CPU, 0, &unset, &d));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
+               xpurtGetDeviceWithOptions(XPURT_DEVICE_TYPE_CPU, 0, &huge, &d));
   XpurtDeviceOptions unknownFlag{sizeof(XpurtDeviceOptions), 0x80};
   EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
                xpurtGetDeviceWithOptions(XPURT_DEVICE_TYPE_CPU, 0, &unknownFlag, &d));
