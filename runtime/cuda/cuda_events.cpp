@@ -8,7 +8,7 @@ namespace xpurt::cuda {
 // may go on the device's completion poller: cuEventDestroy there could wait for a driver lock
 // that a thread recording into a full stream holds until the device moves on, which may take a
 // host callback the poller has yet to start. The events are destroyed later (releaseLater).
-struct EventPool::State {
+struct CudaEventPool::State {
   std::shared_ptr<PrimaryContext> context;
   unsigned flags;
   std::mutex mutex;
@@ -25,15 +25,15 @@ struct EventPool::State {
   }
 };
 
-EventPool::EventPool(std::shared_ptr<PrimaryContext> context, bool timing)
+CudaEventPool::CudaEventPool(std::shared_ptr<PrimaryContext> context, bool timing)
     : state_(std::make_shared<State>()) {
   state_->context = std::move(context);
   state_->flags = timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING;
 }
 
-EventPool::~EventPool() = default;
+CudaEventPool::~CudaEventPool() = default;
 
-SlotRef EventPool::acquire() {
+SlotRef CudaEventPool::acquire() {
   CUevent event = nullptr;
   {
     std::lock_guard lock(state_->mutex);

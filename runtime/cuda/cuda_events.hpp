@@ -25,13 +25,13 @@ struct EventSlot {
 // Back to its pool when the last reference goes.
 using SlotRef = std::shared_ptr<EventSlot>;
 
-class EventPool {
+class CudaEventPool {
  public:
   // timing: events that cuEventElapsedTime can read (profiling queues); others are cheaper.
-  EventPool(std::shared_ptr<PrimaryContext> context, bool timing);
-  ~EventPool();
-  EventPool(const EventPool &) = delete;
-  EventPool &operator=(const EventPool &) = delete;
+  CudaEventPool(std::shared_ptr<PrimaryContext> context, bool timing);
+  ~CudaEventPool();
+  CudaEventPool(const CudaEventPool &) = delete;
+  CudaEventPool &operator=(const CudaEventPool &) = delete;
   SlotRef acquire();  // throws on failure
 
  private:

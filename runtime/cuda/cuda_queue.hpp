@@ -53,8 +53,8 @@ class CudaQueue final : public core::TaskQueue {
   CUstream toDevice_ = nullptr, toHost_ = nullptr;  // out-of-order queues' copy streams
   size_t nextCompute_ = 0;
   size_t computeStreams_ = 1;
-  EventPool events_;
-  EventPool timedEvents_;
+  CudaEventPool events_;
+  CudaEventPool timedEvents_;
   HostFlagPool flags_;
   // The staging buffer pageable copies reuse when none in flight holds it.
   std::shared_ptr<StagingBuffer> staging_;

@@ -7,15 +7,15 @@
 namespace xpurt::level_zero {
 
 // Pools of kEventsPerPool events, created as needed; free events are reused before a new pool
-// is made. Shared by the slots, so a slot released after its EventPool still finds its pool.
-class EventPoolState {
+// is made. Shared by the slots, so a slot released after its ZeEventPool still finds its pool.
+class ZeEventPoolState {
  public:
   static constexpr uint32_t kEventsPerPool = 256;
 
-  EventPoolState(std::shared_ptr<ZeContext> context, ze_device_handle_t device, bool timestamps)
+  ZeEventPoolState(std::shared_ptr<ZeContext> context, ze_device_handle_t device, bool timestamps)
       : context_(std::move(context)), device_(device), timestamps_(timestamps) {}
 
-  ~EventPoolState() {
+  ~ZeEventPoolState() {
     DestroyingHandles destroying;
     for (ze_event_handle_t e : all_) zeEventDestroy(e);
     for (ze_event_pool_handle_t p : pools_) zeEventPoolDestroy(p);
@@ -77,14 +77,15 @@ class EventPoolState {
   std::vector<ze_event_handle_t> free_;
 };
 
-EventPool::EventPool(std::shared_ptr<ZeContext> context, ze_device_handle_t device, bool timestamps)
-    : state_(std::make_shared<EventPoolState>(std::move(context), device, timestamps)) {}
+ZeEventPool::ZeEventPool(std::shared_ptr<ZeContext> context, ze_device_handle_t device,
+                         bool timestamps)
+    : state_(std::make_shared<ZeEventPoolState>(std::move(context), device, timestamps)) {}
 
-EventPool::~EventPool() = default;
+ZeEventPool::~ZeEventPool() = default;
 
-SlotRef EventPool::acquire() {
+SlotRef ZeEventPool::acquire() {
   ze_event_handle_t e = state_->take();
-  std::shared_ptr<EventPoolState> state = state_;
+  std::shared_ptr<ZeEventPoolState> state = state_;
   return SlotRef(new EventSlot{e}, [state](EventSlot *slot) {
     state->giveBack(slot->handle);
     delete slot;

@@ -16,7 +16,7 @@
 
 namespace xpurt::level_zero {
 
-class EventPoolState;
+class ZeEventPoolState;
 
 // One event of a pool; back to the pool (reset) when the last SlotRef to it goes.
 struct EventSlot {
@@ -24,21 +24,21 @@ struct EventSlot {
 };
 using SlotRef = std::shared_ptr<EventSlot>;
 
-class EventPool {
+class ZeEventPool {
  public:
   // timestamps: the events record kernel timestamps (for profiling queues). The pools keep
   // the context alive while any of their events is held (a continuation of another
   // backend's future may signal one after its queue and device are gone).
-  EventPool(std::shared_ptr<ZeContext> context, ze_device_handle_t device, bool timestamps);
-  ~EventPool();
-  EventPool(const EventPool &) = delete;
-  EventPool &operator=(const EventPool &) = delete;
+  ZeEventPool(std::shared_ptr<ZeContext> context, ze_device_handle_t device, bool timestamps);
+  ~ZeEventPool();
+  ZeEventPool(const ZeEventPool &) = delete;
+  ZeEventPool &operator=(const ZeEventPool &) = delete;
 
   // An unsignalled event; throws on failure.
   SlotRef acquire();
 
  private:
-  std::shared_ptr<EventPoolState> state_;
+  std::shared_ptr<ZeEventPoolState> state_;
 };
 
 // The events of a device's pending commands (core/event_table.hpp).

@@ -83,7 +83,7 @@ class GraphRecording {
   // command holds its program).
   std::weak_ptr<const core::GraphProgram> program_;
   std::vector<std::vector<uint32_t>> preds_;
-  EventPool pool_;
+  ZeEventPool pool_;
   std::vector<SlotRef> events_;  // per node; held for the recording's life
   SlotRef start_, end_;
   std::vector<Lane> lists_;                  // per lane

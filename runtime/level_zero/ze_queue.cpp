@@ -24,8 +24,8 @@ ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
       batched_(options.batched ||
                core::envChoice("XPURT_LEVEL_ZERO_SUBMISSION", {"immediate", "batched"}, 0) == 1) {
   const ZeDeviceDescription &d = zeDevice_->description();
-  events_ = std::make_unique<EventPool>(zeDevice_->sharedContext(), zeDevice_->handle(),
-                                        options.profiling);
+  events_ = std::make_unique<ZeEventPool>(zeDevice_->sharedContext(), zeDevice_->handle(),
+                                          options.profiling);
   appender_ = std::make_unique<CommandAppender>(*zeDevice_);
   bool copyEngine = options.engine == XPURT_ENGINE_COPY;
   try {
@@ -83,7 +83,7 @@ ZeQueue::~ZeQueue() {
     // itself. What completes the queue's last command frees what the queue held.
     auto lanes = std::make_shared<std::deque<Lane>>(std::move(lanes_));
     std::shared_ptr<CommandAppender> appender(std::move(appender_));
-    std::shared_ptr<EventPool> events(std::move(events_));
+    std::shared_ptr<ZeEventPool> events(std::move(events_));
     completions_->finishThen([lanes, appender, events, device = zeDevice_]() mutable {
       destroyLaneHandles(*lanes);
       appender = nullptr;

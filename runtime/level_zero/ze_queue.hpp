@@ -71,7 +71,7 @@ class ZeQueue final : public core::TaskQueue {
 
   core::Ref<ZeDevice> zeDevice_;
   const bool batched_;  // regular command lists, executed in batches
-  std::unique_ptr<EventPool> events_;
+  std::unique_ptr<ZeEventPool> events_;
   std::mutex appendMutex_;  // a command list takes one append at a time
   std::deque<Lane> lanes_;  // every lane; the pointers below name them
   Lane *compute_ = nullptr;

@@ -21,7 +21,7 @@ CommandList::CommandList(Device &device, uint32_t ordinal)
 CommandList::CommandList(Device &device, uint32_t ordinal, uint32_t index, bool synchronous)
     : device_(device), ordinal_(ordinal), immediate_(true) {
   if (synchronous)
-    inlineRunner_ = std::make_unique<CommandRunner>(device, ordinal, index);
+    inlineRunner_ = std::make_unique<CommandInterpreter>(device, ordinal, index);
   else
     executor_ = std::make_unique<Executor>(device, ordinal, index, this);
 }

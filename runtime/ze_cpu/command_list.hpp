@@ -49,9 +49,9 @@ class CommandList {
   uint32_t ordinal_;
   bool immediate_;
   bool closed_ = false;
-  std::vector<Command> commands_;                // regular
-  std::unique_ptr<CommandRunner> inlineRunner_;  // synchronous immediate
-  std::unique_ptr<Executor> executor_;           // asynchronous immediate
+  std::vector<Command> commands_;                     // regular
+  std::unique_ptr<CommandInterpreter> inlineRunner_;  // synchronous immediate
+  std::unique_ptr<Executor> executor_;                // asynchronous immediate
 };
 
 class CommandQueue {

@@ -49,7 +49,7 @@ void copyRegion(const CopyRegionPayload &r) {
 
 }  // namespace
 
-ze_result_t reportFailure(CommandRunner &runner) {
+ze_result_t reportFailure(CommandInterpreter &runner) {
   std::optional<std::string> failure = runner.takeFailure();
   if (!failure) return ZE_RESULT_SUCCESS;
   describeError(std::move(*failure));
@@ -67,7 +67,7 @@ void EventList::assign(uint32_t count, const ze_event_handle_t *events) {
   }
 }
 
-void CommandRunner::run(std::span<Command> commands, CommandList *source) {
+void CommandInterpreter::run(std::span<Command> commands, CommandList *source) {
   for (size_t i = 0; i < commands.size();) {
     Command &c = commands[i];
     if (c.kind == CommandKind::ExecuteList) {
@@ -98,7 +98,7 @@ void CommandRunner::run(std::span<Command> commands, CommandList *source) {
   }
 }
 
-void CommandRunner::runOne(Command &c, CommandList *source) {
+void CommandInterpreter::runOne(Command &c, CommandList *source) {
   if (c.kind == CommandKind::EndOfSubmission) {
     if (Fence *fence = std::get<Fence *>(c.payload))
       fence->signal(submissionFailure_ ? &*submissionFailure_ : nullptr);
@@ -122,14 +122,14 @@ void CommandRunner::runOne(Command &c, CommandList *source) {
   if (c.signal) c.signal->signal(start, end, ok ? nullptr : &failure_);
 }
 
-std::optional<std::string> CommandRunner::takeFailure() {
+std::optional<std::string> CommandInterpreter::takeFailure() {
   if (!failed_.load(std::memory_order_acquire)) return std::nullopt;
   std::lock_guard lock(failureMutex_);
   failed_.store(false, std::memory_order_relaxed);
   return std::move(unreportedFailure_);
 }
 
-bool CommandRunner::execute(Command &c) {
+bool CommandInterpreter::execute(Command &c) {
   switch (c.kind) {
     case CommandKind::Copy: {
       const auto &p = std::get<CopyPayload>(c.payload);
@@ -173,11 +173,11 @@ bool CommandRunner::execute(Command &c) {
   return true;
 }
 
-cpu::CoreShare *CommandRunner::copyEngine() const {
+cpu::CoreShare *CommandInterpreter::copyEngine() const {
   return ordinal_ == kCopyOrdinal ? &device_.cpu().cores() : nullptr;
 }
 
-bool CommandRunner::launch(const LaunchPayload &l) {
+bool CommandInterpreter::launch(const LaunchPayload &l) {
   core::NDRange range = l.range;
   if (l.indirectCounts) {
     const ze_group_count_t counts = *l.indirectCounts;

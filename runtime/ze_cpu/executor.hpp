@@ -2,7 +2,7 @@
 // Executor, which runs what is submitted, in order, in its turn on the CPU device's host
 // executor (core/host_executor.hpp): a thread is taken only while there is work, so a queue or
 // list owns none. A synchronous immediate list runs its commands on the appending thread. Either
-// way a CommandRunner runs each command: it waits for the command's wait events, does the work
+// way a CommandInterpreter runs each command: it waits for the command's wait events, does the work
 // (kernels on the CPU device's oneTBB arena, copies and fills on the running thread), and signals
 // the command's event.
 //
@@ -39,9 +39,9 @@ namespace xpurt::ze_cpu {
 
 class Device;
 
-class CommandRunner {
+class CommandInterpreter {
  public:
-  CommandRunner(Device &device, uint32_t ordinal, uint32_t index)
+  CommandInterpreter(Device &device, uint32_t ordinal, uint32_t index)
       : device_(device), ordinal_(ordinal), index_(index) {}
 
   // Runs the commands one after another; `source` is the list they were appended to (null
@@ -71,7 +71,7 @@ class CommandRunner {
 
 // ZE_RESULT_ERROR_DEVICE_LOST, described for the calling thread, if a command the runner ran
 // failed since the last call; else ZE_RESULT_SUCCESS.
-ze_result_t reportFailure(CommandRunner &runner);
+ze_result_t reportFailure(CommandInterpreter &runner);
 
 class Executor {
  public:
@@ -95,7 +95,7 @@ class Executor {
   void turn();
 
   Device &device_;
-  CommandRunner runner_;
+  CommandInterpreter runner_;
   CommandList *owner_;
   std::mutex mutex_;
   std::condition_variable workDone_;  // for synchronizing threads that sleep, and the end
