@@ -190,6 +190,16 @@ class Completions final : public CompletionSource,
   Progress progress() override {
     std::unique_lock run(progressMutex_, std::try_to_lock);
     if (!run.owns_lock()) return {false, false};  // a waiter is at it
+    // While listed, the queue and so its device are alive: the queue's destructor waits until
+    // it is not. Once the queue is seen idle below, the destructor may return and the device
+    // go, while this thread still releases what the commands held (the backend's release
+    // uses the device): the device is kept until then.
+    Ref<Device> device;
+    {
+      std::lock_guard lock(mutex_);
+      if (!listed_) return {false, true};  // a second entry of an activation that has ended
+      device = Ref<Device>(&device_);
+    }
     Progress p;
     p.advanced = advance();
     std::function<void()> cleanup;
