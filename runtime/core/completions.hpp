@@ -1,4 +1,4 @@
-// The completion side of a queue on a device that signals its own events (Level Zero),
+// The completion side of a queue on a device that signals its own events (Level Zero, CUDA),
 // written once: the queue's pending commands, completed in submission order (in-order queues)
 // or as the device reaches them (out-of-order), their futures completed with device time when
 // measured, host callbacks and other host work run on the device's host executor when their
