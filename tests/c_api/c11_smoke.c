@@ -3,17 +3,8 @@
 
 #include <stdio.h>
 
+#include "c_check.h"
 #include "test_params.h"
-
-#define CHECK(call)                                                        \
-  do {                                                                     \
-    XpurtResult r_ = (call);                                               \
-    if (r_ != XPURT_SUCCESS) {                                             \
-      fprintf(stderr, "%s failed: %s: %s\n", #call, xpurtResultString(r_), \
-              xpurtLastErrorMessage());                                    \
-      return 1;                                                            \
-    }                                                                      \
-  } while (0)
 
 int main(void) {
   enum { kTasks = 16 };
