@@ -52,12 +52,14 @@ bool CpuGraphExec::runNode(const GraphProgram &program, uint32_t index, bool aft
 void CpuGraphExec::spawn(const GraphProgram &program, uint32_t node, tbb::task_group &group) {
   // The token travels in the task: reading a member for it would come before the acquire.
   std::atomic<uint32_t> *token = &unmet_[node];
-  TbbHandOff::sendTask(token);
-  group.run([this, &program, node, &group, token] {
+  tbb::task_handle task = group.defer([this, &program, node, &group, token] {
     TbbHandOff::receiveTask(token);
     runFrom(program, node, group);
     TbbHandOff::sendTask(&joinToken_);
   });
+  // Sent once the task holds its captures, so that they are written before the release.
+  TbbHandOff::sendTask(token);
+  group.run(std::move(task));
 }
 
 namespace {
@@ -76,12 +78,13 @@ void CpuGraphExec::releaseRange(const GraphProgram &program, uint32_t begin, uin
   while (end - begin > kLeafEdges) {
     uint32_t mid = begin + (end - begin) / 2;
     const uint32_t *token = &program.succs[mid];
-    TbbHandOff::sendTask(const_cast<uint32_t *>(token));
-    group.run([this, &program, mid, end, afterFailure, &group, token] {
+    tbb::task_handle task = group.defer([this, &program, mid, end, afterFailure, &group, token] {
       TbbHandOff::receiveTask(const_cast<uint32_t *>(token));
       releaseRange(program, mid, end, afterFailure, group, 0);
       TbbHandOff::sendTask(&joinToken_);
     });
+    TbbHandOff::sendTask(const_cast<uint32_t *>(token));
+    group.run(std::move(task));
     end = mid;
   }
   for (uint32_t e = begin; e < end; ++e) {

@@ -66,10 +66,9 @@ void OutOfOrderRunner::dispatch(Node *node) {
     node->readyNs = core::steadyNowNs();
     copyReady_.push(node);
     ++tasksInFlight_;
-    TbbHandOff::sendTask(this);  // the node itself travels through copyReady_ and mutex_
-    scheduleHostTurn();          // the fallback for a copy no arena thread starts
+    scheduleHostTurn();  // the fallback for a copy no arena thread starts
     scheduleComputeTurn();
-    device_->arena().enqueue(group_->defer([this] {
+    tbb::task_handle task = group_->defer([this] {
       TbbHandOff::receiveTask(this);
       Node *copy = nullptr;
       {
@@ -82,19 +81,24 @@ void OutOfOrderRunner::dispatch(Node *node) {
       if (copy) finish(copy);
       std::lock_guard done(mutex_);
       if (--tasksInFlight_ == 0) wake_.notify_all();
-    }));
+    });
+    // Sent once the task holds its captures: they are written before the release. The node
+    // itself travels through copyReady_ and mutex_.
+    TbbHandOff::sendTask(this);
+    device_->arena().enqueue(std::move(task));
   } else if (node->cmd.isLaunch()) {
     // Into the arena at once, from whichever thread made it ready, beside the tasks already
     // running there; the compute engine joins the arena while tasks are in flight.
     ++tasksInFlight_;
-    TbbHandOff::sendTask(node);
     scheduleComputeTurn();
-    device_->arena().enqueue(group_->defer([this, node] {
+    tbb::task_handle task = group_->defer([this, node] {
       TbbHandOff::receiveTask(node);
       finish(node);
       std::lock_guard done(mutex_);
       if (--tasksInFlight_ == 0) wake_.notify_all();
-    }));
+    });
+    TbbHandOff::sendTask(node);
+    device_->arena().enqueue(std::move(task));
   } else {
     hostReady_.push(node);
     scheduleHostTurn();

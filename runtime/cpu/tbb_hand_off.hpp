@@ -63,8 +63,9 @@ class TbbHandOff {
     acquireDeadStack();
   }
 
-  // For a task handed over alone (task_arena::enqueue): the sender calls sendTask(t) before,
-  // the task receiveTask(t) first, with the same token (the task's own data).
+  // For a task handed over alone (task_arena::enqueue, task_group::run): the sender builds it
+  // first (task_group::defer, so that its captures are written before the release), then calls
+  // sendTask(t) and hands it over; the task calls receiveTask(t) first, with the same token.
   static void sendTask(void *token) { release(static_cast<char *>(token)); }
   static void receiveTask(void *token) { acquire(static_cast<char *>(token)); }
 
@@ -80,12 +81,8 @@ class TbbHandOff {
   __attribute__((noinline)) static void inOwnFrame(Start &start) {
     start();
   }
-  static void acquire(char *token) {
-    __tsan_acquire(token);
-  }
-  static void release(char *token) {
-    __tsan_release(token);
-  }
+  static void acquire(char *token) { __tsan_acquire(token); }
+  static void release(char *token) { __tsan_release(token); }
   // Not inlined: its frame starts where the joined frames started, at the caller's stack
   // pointer (sanitizer builds keep frame pointers). The wait nodes lie within the 8 KiB below,
   // 4-byte aligned; where nothing synchronised, __tsan_acquire finds nothing and costs a lookup.
