@@ -41,47 +41,68 @@ class GraphExec : public detail::Handle<XpurtGraphExec> {
   explicit GraphExec(XpurtGraphExec h) : Handle(h) {}
 };
 
+// Unlike the other handles, a default-constructed Graph is a new graph with no nodes: a graph
+// needs no device, and building one is all it is for.
 class Graph : public detail::Handle<XpurtGraph> {
  public:
   Graph() { detail::check(xpurtNewGraph(&h_)); }
 
-  GraphNode copyToDevice(const MemoryView &view, const Deps &deps = {}, size_t offset = 0,
-                         size_t bytes = XPURT_WHOLE_SIZE) {
+  // Each node takes the arguments of the queue's command of the same name, in the same order,
+  // then the nodes it runs after (deps); an overload takes deps right after the objects.
+  GraphNode copyToDevice(const MemoryView &view, size_t offset = 0, size_t bytes = XPURT_WHOLE_SIZE,
+                         const Deps &deps = {}) {
     return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
       return xpurtGraphAddCopyToDevice(h_, view.handle(), offset, bytes, n, d, out);
     });
   }
-  GraphNode copyToHost(const MemoryView &view, const Deps &deps = {}, size_t offset = 0,
-                       size_t bytes = XPURT_WHOLE_SIZE) {
+  GraphNode copyToDevice(const MemoryView &view, const Deps &deps) {
+    return copyToDevice(view, 0, XPURT_WHOLE_SIZE, deps);
+  }
+  GraphNode copyToHost(const MemoryView &view, size_t offset = 0, size_t bytes = XPURT_WHOLE_SIZE,
+                       const Deps &deps = {}) {
     return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
       return xpurtGraphAddCopyToHost(h_, view.handle(), offset, bytes, n, d, out);
     });
   }
-  GraphNode copyMemoryView(const MemoryView &dst, const MemoryView &src, const Deps &deps = {},
-                           size_t bytes = XPURT_WHOLE_SIZE, size_t dstOffset = 0,
-                           size_t srcOffset = 0) {
+  GraphNode copyToHost(const MemoryView &view, const Deps &deps) {
+    return copyToHost(view, 0, XPURT_WHOLE_SIZE, deps);
+  }
+  GraphNode copyMemoryView(const MemoryView &dst, const MemoryView &src, size_t dstOffset = 0,
+                           size_t srcOffset = 0, size_t bytes = XPURT_WHOLE_SIZE,
+                           const Deps &deps = {}) {
     return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
       return xpurtGraphAddCopyMemoryView(h_, dst.handle(), src.handle(), dstOffset, srcOffset,
                                          bytes, n, d, out);
     });
   }
+  GraphNode copyMemoryView(const MemoryView &dst, const MemoryView &src, const Deps &deps) {
+    return copyMemoryView(dst, src, 0, 0, XPURT_WHOLE_SIZE, deps);
+  }
   template <class T>
-  GraphNode fill(const MemoryView &view, const T &value, const Deps &deps = {}, size_t offset = 0,
-                 size_t bytes = XPURT_WHOLE_SIZE) {
+  GraphNode fill(const MemoryView &view, const T &value, size_t offset = 0,
+                 size_t bytes = XPURT_WHOLE_SIZE, const Deps &deps = {}) {
     return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
       return xpurtGraphAddFill(h_, view.handle(), offset, bytes, &value, sizeof(T), n, d, out);
     });
   }
+  template <class T>
+  GraphNode fill(const MemoryView &view, const T &value, const Deps &deps) {
+    return fill(view, value, 0, XPURT_WHOLE_SIZE, deps);
+  }
   // A task launch; accesses declare what it reads and writes through params.
-  GraphNode launch(const Kernel &kernel, const MemoryView &params, size_t d0, size_t d1 = 1,
-                   size_t d2 = 1, const Deps &deps = {},
-                   std::initializer_list<ViewAccess> accesses = {}) {
+  GraphNode launch(const Kernel &kernel, const MemoryView &params,
+                   std::initializer_list<ViewAccess> accesses, size_t d0, size_t d1 = 1,
+                   size_t d2 = 1, const Deps &deps = {}) {
     std::vector<XpurtViewAccess> c;
     for (const ViewAccess &a : accesses) c.push_back(a.c);
     return add(deps, [&](uint32_t n, const XpurtGraphNode *d, XpurtGraphNode *out) {
       return xpurtGraphAddLaunch(h_, kernel.handle(), params.handle(),
                                  static_cast<uint32_t>(c.size()), c.data(), d0, d1, d2, n, d, out);
     });
+  }
+  GraphNode launch(const Kernel &kernel, const MemoryView &params, size_t d0, size_t d1 = 1,
+                   size_t d2 = 1, const Deps &deps = {}) {
+    return launch(kernel, params, {}, d0, d1, d2, deps);
   }
   // A general launch: arguments by position, checked against the kernel's signature.
   GraphNode launch(const Kernel &kernel, const Range &range, std::initializer_list<Arg> args,
@@ -96,8 +117,8 @@ class Graph : public detail::Handle<XpurtGraph> {
   }
   // fn on a host thread at each launch, kept as long as the graph or an executable graph made
   // from it lives; an exception fails the launch. accesses order it by the host copies it uses.
-  GraphNode hostCallback(std::function<void()> fn, const Deps &deps = {},
-                         std::initializer_list<ViewAccess> accesses = {}) {
+  GraphNode hostCallback(std::function<void()> fn, std::initializer_list<ViewAccess> accesses,
+                         const Deps &deps = {}) {
     std::vector<XpurtViewAccess> c;
     for (const ViewAccess &a : accesses) c.push_back(a.c);
     auto *owned = new std::function<void()>(std::move(fn));
@@ -106,6 +127,9 @@ class Graph : public detail::Handle<XpurtGraph> {
       return xpurtGraphAddHostCallback(h_, &detail::runFunction, owned, &detail::deleteFunction,
                                        static_cast<uint32_t>(c.size()), c.data(), n, d, out);
     });
+  }
+  GraphNode hostCallback(std::function<void()> fn, const Deps &deps = {}) {
+    return hostCallback(std::move(fn), {}, deps);
   }
   // Waits for futures of other queues.
   GraphNode wait(std::initializer_list<std::reference_wrapper<const Future>> futures,

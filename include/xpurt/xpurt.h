@@ -40,7 +40,9 @@ extern "C" {
 /* Structs passed in (XpurtDeviceOptions, XpurtModuleOptions, XpurtQueueOptions) begin with
  * structSize, set to sizeof the struct of the header the caller was built with: a library
  * newer than that header reads only those bytes and gives the fields the caller's struct lacks
- * their defaults (zero), so a program built against an older header runs unchanged. */
+ * their defaults (zero), so a program built against an older header runs unchanged. Structs
+ * passed out (XpurtDeviceInfo) begin with structSize too, set by the caller the same way: the
+ * library writes only that many bytes. */
 
 /* Pass as a size to mean "from the offset to the end of the view". */
 #define XPURT_WHOLE_SIZE SIZE_MAX
@@ -98,12 +100,34 @@ XPURT_API const char *xpurtLastErrorMessage(void);
 /* Called on every failed call, on the calling thread. NULL removes it. */
 XPURT_API void xpurtSetErrorFunc(XpurtErrorFunc func, void *userData);
 
+/* Any handle, as ISPCRT's ispcrtRetain/ispcrtRelease: the kind is checked at run time. */
 XPURT_API XpurtResult xpurtRetain(void *handle);
 XPURT_API XpurtResult xpurtRelease(void *handle);
+/* One handle kind each: a handle of another kind does not compile (or, cast, fails with
+ * XPURT_ERROR_INVALID_HANDLE). */
+XPURT_API XpurtResult xpurtRetainDevice(XpurtDevice device);
+XPURT_API XpurtResult xpurtReleaseDevice(XpurtDevice device);
+XPURT_API XpurtResult xpurtRetainContext(XpurtContext context);
+XPURT_API XpurtResult xpurtReleaseContext(XpurtContext context);
+XPURT_API XpurtResult xpurtRetainMemoryView(XpurtMemoryView view);
+XPURT_API XpurtResult xpurtReleaseMemoryView(XpurtMemoryView view);
+XPURT_API XpurtResult xpurtRetainTaskQueue(XpurtTaskQueue queue);
+XPURT_API XpurtResult xpurtReleaseTaskQueue(XpurtTaskQueue queue);
+XPURT_API XpurtResult xpurtRetainModule(XpurtModule module);
+XPURT_API XpurtResult xpurtReleaseModule(XpurtModule module);
+XPURT_API XpurtResult xpurtRetainKernel(XpurtKernel kernel);
+XPURT_API XpurtResult xpurtReleaseKernel(XpurtKernel kernel);
+XPURT_API XpurtResult xpurtRetainFuture(XpurtFuture future);
+XPURT_API XpurtResult xpurtReleaseFuture(XpurtFuture future);
+XPURT_API XpurtResult xpurtRetainGraph(XpurtGraph graph);
+XPURT_API XpurtResult xpurtReleaseGraph(XpurtGraph graph);
+XPURT_API XpurtResult xpurtRetainGraphExec(XpurtGraphExec exec);
+XPURT_API XpurtResult xpurtReleaseGraphExec(XpurtGraphExec exec);
 
 /* ---- devices ---------------------------------------------------------------------------- */
 
 typedef struct XpurtDeviceInfo {
+  uint32_t structSize;  /* set by the caller: sizeof(XpurtDeviceInfo) */
   XpurtDeviceType type; /* CPU or GPU */
   uint32_t index;       /* index among the devices of that type */
   char backend[16];     /* "cpu", "level_zero", "cuda" */

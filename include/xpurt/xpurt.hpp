@@ -1,6 +1,6 @@
 // xpurt — the C++ API: header-only over the C API, with RAII handles and exceptions.
 //
-//   xpurt::Device device;                                  // default device (XPURT_DEVICE)
+//   xpurt::Device device(xpurt::DeviceType::Auto);         // default device (XPURT_DEVICE)
 //   xpurt::Array<float> in(device, values);                // values: std::vector<float>
 //   xpurt::Array<Params> params(device, p);
 //   xpurt::Module module(device, "simple");                 // libsimple.so or simple.spv
@@ -10,6 +10,10 @@
 //   xpurt::Future f = queue.launch(kernel, params, tasks);
 //   queue.copyToHost(out);
 //   queue.sync();                                          // f.timeNs(): kernel time
+//
+// Each method takes the arguments of the C function it calls, in the same order, less the
+// handle it is called on and the output (graph nodes add, last, the nodes they run after).
+// Every handle but Graph is empty when default-constructed.
 #pragma once
 
 #include <xpurt/xpurt.h>
@@ -62,13 +66,30 @@ inline void deleteFunction(void *data) {
   delete static_cast<std::function<void()> *>(data);
 }
 
-// Owns one reference to a C handle: copies retain, destruction releases.
+// The typed reference counting of each handle kind.
+#define XPURT_DETAIL_COUNTING(Name)                                         \
+  inline XpurtResult retain(Xpurt##Name h) { return xpurtRetain##Name(h); } \
+  inline XpurtResult release(Xpurt##Name h) { return xpurtRelease##Name(h); }
+XPURT_DETAIL_COUNTING(Device)
+XPURT_DETAIL_COUNTING(Context)
+XPURT_DETAIL_COUNTING(MemoryView)
+XPURT_DETAIL_COUNTING(TaskQueue)
+XPURT_DETAIL_COUNTING(Module)
+XPURT_DETAIL_COUNTING(Kernel)
+XPURT_DETAIL_COUNTING(Future)
+XPURT_DETAIL_COUNTING(Graph)
+XPURT_DETAIL_COUNTING(GraphExec)
+#undef XPURT_DETAIL_COUNTING
+
+// Owns one reference to a C handle: copies retain, destruction releases. Default-constructed
+// (or moved from), it is empty: it names no object, converts to false, and every call through
+// it fails with XPURT_ERROR_INVALID_HANDLE.
 template <class H>
 class Handle {
  public:
   Handle() = default;
   Handle(const Handle &o) : h_(o.h_) {
-    if (h_) check(xpurtRetain(h_));
+    if (h_) check(retain(h_));
   }
   Handle(Handle &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
   Handle &operator=(Handle o) noexcept {
@@ -76,7 +97,7 @@ class Handle {
     return *this;
   }
   ~Handle() {
-    if (h_) xpurtRelease(h_);
+    if (h_) release(h_);
   }
 
   H handle() const noexcept { return h_; }
@@ -108,7 +129,9 @@ using DeviceInfo = XpurtDeviceInfo;
 
 class Device : public detail::Handle<XpurtDevice> {
  public:
-  explicit Device(DeviceType type = DeviceType::Auto, uint32_t index = 0, uint32_t flags = 0) {
+  Device() = default;  // empty
+  // DeviceType::Auto: the first GPU, else the CPU; the XPURT_DEVICE variable overrides.
+  explicit Device(DeviceType type, uint32_t index = 0, uint32_t flags = 0) {
     XpurtDeviceOptions options{sizeof(XpurtDeviceOptions), flags};
     detail::check(
         xpurtGetDeviceWithOptions(static_cast<XpurtDeviceType>(type), index, &options, &h_));
@@ -122,11 +145,13 @@ class Device : public detail::Handle<XpurtDevice> {
   }
   static DeviceInfo info(DeviceType type, uint32_t index) {
     DeviceInfo i{};
+    i.structSize = sizeof i;
     detail::check(xpurtGetDeviceInfo(static_cast<XpurtDeviceType>(type), index, &i));
     return i;
   }
   DeviceInfo info() const {
     DeviceInfo i{};
+    i.structSize = sizeof i;
     detail::check(xpurtDeviceGetInfo(h_, &i));
     return i;
   }
@@ -142,7 +167,8 @@ class Device : public detail::Handle<XpurtDevice> {
 
 class Context : public detail::Handle<XpurtContext> {
  public:
-  explicit Context(DeviceType type = DeviceType::Auto) {
+  Context() = default;  // empty
+  explicit Context(DeviceType type) {
     detail::check(xpurtNewContext(static_cast<XpurtDeviceType>(type), &h_));
   }
   uint32_t deviceCount() const {
@@ -160,6 +186,7 @@ class Context : public detail::Handle<XpurtContext> {
 // Untyped memory; see Array<T> for the typed form.
 class MemoryView : public detail::Handle<XpurtMemoryView> {
  public:
+  MemoryView() = default;  // empty
   MemoryView(const Device &device, void *appMemory, size_t bytes,
              AllocType type = AllocType::Device) {
     detail::check(xpurtNewMemoryView(device.handle(), appMemory, bytes,
@@ -196,6 +223,7 @@ class MemoryView : public detail::Handle<XpurtMemoryView> {
 template <class T, AllocType A = AllocType::Device>
 class Array : public MemoryView {
  public:
+  Array() = default;  // empty
   explicit Array(const Device &device, size_t count = 1)
       : MemoryView(device, nullptr, count * sizeof(T), A), count_(count) {}
   Array(const Device &device, T *appMemory, size_t count)
@@ -211,7 +239,7 @@ class Array : public MemoryView {
   size_t size() const noexcept { return count_; }
 
  private:
-  size_t count_;
+  size_t count_ = 0;
 };
 
 // A std::allocator over SHARED memory of a context, so SharedVector<T> lives in memory that
@@ -289,6 +317,7 @@ struct ModuleOptions {
 
 class Module : public detail::Handle<XpurtModule> {
  public:
+  Module() = default;  // empty
   // By name: lib<name>.so or <name>.spv, searched as xpurtLoadModule says.
   Module(const Device &device, const std::string &name, const ModuleOptions &options = {}) {
     Options o(options);
@@ -340,6 +369,7 @@ class Module : public detail::Handle<XpurtModule> {
 
 class Kernel : public detail::Handle<XpurtKernel> {
  public:
+  Kernel() = default;  // empty
   Kernel(const Module &module, const std::string &name) {
     detail::check(xpurtNewKernel(module.handle(), name.c_str(), &h_));
   }
@@ -407,12 +437,14 @@ class Arg {
   size_t offset_ = 0, localBytes_ = 0, viewBytes_ = 0;
 };
 
-// The work-items of a general launch: global size, optional local size and offset.
+// The work-items of a general launch: global size, optional local size and offset. Explicit:
+// launch(kernel, Range(n), {args}) is a general launch, launch(kernel, params, n) a task launch,
+// and a size never turns into a Range.
 class Range {
  public:
-  Range(size_t x) : dims_(1), global_{x, 1, 1} {}
-  Range(size_t x, size_t y) : dims_(2), global_{x, y, 1} {}
-  Range(size_t x, size_t y, size_t z) : dims_(3), global_{x, y, z} {}
+  explicit Range(size_t x) : dims_(1), global_{x, 1, 1} {}
+  explicit Range(size_t x, size_t y) : dims_(2), global_{x, y, 1} {}
+  explicit Range(size_t x, size_t y, size_t z) : dims_(3), global_{x, y, z} {}
   Range &local(size_t x, size_t y = 1, size_t z = 1) {
     local_[0] = x, local_[1] = y, local_[2] = z;
     hasLocal_ = true;
@@ -457,6 +489,7 @@ class GraphExec;  // xpurt/graph.hpp
 
 class TaskQueue : public detail::Handle<XpurtTaskQueue> {
  public:
+  TaskQueue() = default;  // empty
   // In order, any engine, profiling on: ISPCRT's queue.
   explicit TaskQueue(const Device &device) {
     detail::check(xpurtNewTaskQueue(device.handle(), &h_));
@@ -485,9 +518,8 @@ class TaskQueue : public detail::Handle<XpurtTaskQueue> {
     return enqueue(
         [&](XpurtFuture *f) { return xpurtCopyToHost(h_, view.handle(), offset, bytes, f); });
   }
-  Future copyMemoryView(const MemoryView &dst, const MemoryView &src,
-                        size_t bytes = XPURT_WHOLE_SIZE, size_t dstOffset = 0,
-                        size_t srcOffset = 0) {
+  Future copyMemoryView(const MemoryView &dst, const MemoryView &src, size_t dstOffset = 0,
+                        size_t srcOffset = 0, size_t bytes = XPURT_WHOLE_SIZE) {
     return enqueue([&](XpurtFuture *f) {
       return xpurtCopyMemoryView(h_, dst.handle(), src.handle(), dstOffset, srcOffset, bytes, f);
     });

@@ -33,21 +33,26 @@ XpurtResult guarded(const char *entry, Body &&body) noexcept {
   }
 }
 
-// The live object of kind T that `handle` names; `what` names the argument in errors.
-template <class T>
-core::Ref<T> lookup(const void *handle, const char *what) {
+// The live object of `kind` that `handle` names; `what` names the argument in errors.
+inline core::Ref<core::Object> lookupKind(const void *handle, core::ObjectKind kind,
+                                          const char *what) {
   if (!handle)
-    core::fail(XPURT_ERROR_INVALID_HANDLE, "the {} handle ({}) is NULL",
-               core::objectKindName(T::kKind), what);
+    core::fail(XPURT_ERROR_INVALID_HANDLE, "the {} handle ({}) is NULL", core::objectKindName(kind),
+               what);
   core::Ref<core::Object> obj = core::HandleRegistry::instance().lookup(handle);
   if (!obj)
     core::fail(XPURT_ERROR_INVALID_HANDLE,
                "{} ({}) is not a live xpurt handle: it was released, or never created", handle,
                what);
-  if (obj->kind() != T::kKind)
+  if (obj->kind() != kind)
     core::fail(XPURT_ERROR_INVALID_HANDLE, "{} is a {} handle where a {} handle was expected", what,
-               core::objectKindName(obj->kind()), core::objectKindName(T::kKind));
-  return core::staticRefCast<T>(std::move(obj));
+               core::objectKindName(obj->kind()), core::objectKindName(kind));
+  return obj;
+}
+
+template <class T>
+core::Ref<T> lookup(const void *handle, const char *what) {
+  return core::staticRefCast<T>(lookupKind(handle, T::kKind, what));
 }
 
 // A caller's options struct in this library's layout: fields that a caller built against an
@@ -65,6 +70,20 @@ T versionedInput(const T *in, const char *typeName) {
   std::memcpy(static_cast<void *>(&out), in, std::min<size_t>(size, sizeof out));
   out.structSize = sizeof(T);
   return out;
+}
+
+// Writes value to a caller's output struct of the caller's structSize: the fields an older,
+// smaller header lacks are not written; a newer, larger struct keeps its extra bytes.
+template <class T>
+void versionedOutput(T *out, const T &value, const char *what, const char *typeName) {
+  if (!out) core::fail(XPURT_ERROR_INVALID_ARGUMENT, "the output pointer {} is NULL", what);
+  uint32_t size = out->structSize;
+  if (size < sizeof(uint32_t) || size > 4096)
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+               "{}->structSize is {}; set it to sizeof({}) ({} in this header) before the call",
+               what, size, typeName, sizeof(T));
+  std::memcpy(static_cast<void *>(out), &value, std::min<size_t>(size, sizeof(T)));
+  out->structSize = size;
 }
 
 template <class T>

@@ -41,10 +41,8 @@ XPURT_API XpurtResult xpurtGetDeviceCount(XpurtDeviceType type, uint32_t *count)
 XPURT_API XpurtResult xpurtGetDeviceInfo(XpurtDeviceType type, uint32_t index,
                                          XpurtDeviceInfo *info) {
   return api::guarded("xpurtGetDeviceInfo", [&] {
-    api::checkOut(info, "info");
     readConfig();
-    XpurtDeviceInfo result = core::deviceInfo(type, index);
-    *info = result;
+    api::versionedOutput(info, core::deviceInfo(type, index), "info", "XpurtDeviceInfo");
   });
 }
 
@@ -67,8 +65,7 @@ XPURT_API XpurtResult xpurtGetDevice(XpurtDeviceType type, uint32_t index, Xpurt
 XPURT_API XpurtResult xpurtDeviceGetInfo(XpurtDevice device, XpurtDeviceInfo *info) {
   return api::guarded("xpurtDeviceGetInfo", [&] {
     auto dev = api::lookup<core::Device>(device, "device");
-    api::checkOut(info, "info");
-    *info = dev->info();
+    api::versionedOutput(info, dev->info(), "info", "XpurtDeviceInfo");
   });
 }
 

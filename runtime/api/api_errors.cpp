@@ -102,6 +102,39 @@ XPURT_API XpurtResult xpurtRelease(void *handle) {
   });
 }
 
+namespace {
+
+XpurtResult changeCount(const char *entry, const void *handle, core::ObjectKind kind, bool retain) {
+  return api::guarded(entry, [&] {
+    api::lookupKind(handle, kind, "handle");
+    auto &registry = core::HandleRegistry::instance();
+    if (!(retain ? registry.retainHandle(handle) : registry.releaseHandle(handle)))
+      core::fail(XPURT_ERROR_INVALID_HANDLE,
+                 "{} is not a live xpurt handle: it was released already, or never created",
+                 handle);
+  });
+}
+
+}  // namespace
+
+#define XPURT_TYPED_COUNTING(Name, Kind)                                             \
+  XPURT_API XpurtResult xpurtRetain##Name(Xpurt##Name handle) {                      \
+    return changeCount("xpurtRetain" #Name, handle, core::ObjectKind::Kind, true);   \
+  }                                                                                  \
+  XPURT_API XpurtResult xpurtRelease##Name(Xpurt##Name handle) {                     \
+    return changeCount("xpurtRelease" #Name, handle, core::ObjectKind::Kind, false); \
+  }
+XPURT_TYPED_COUNTING(Device, Device)
+XPURT_TYPED_COUNTING(Context, Context)
+XPURT_TYPED_COUNTING(MemoryView, MemoryView)
+XPURT_TYPED_COUNTING(TaskQueue, TaskQueue)
+XPURT_TYPED_COUNTING(Module, Module)
+XPURT_TYPED_COUNTING(Kernel, Kernel)
+XPURT_TYPED_COUNTING(Future, Event)
+XPURT_TYPED_COUNTING(Graph, Graph)
+XPURT_TYPED_COUNTING(GraphExec, GraphExec)
+#undef XPURT_TYPED_COUNTING
+
 XPURT_API void xpurtHostCallbackSetError(const char *message) {
   core::setHostCallbackError(message);
 }

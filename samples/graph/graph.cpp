@@ -79,7 +79,7 @@ int main(int argc, char **argv) try {
     return 2;
   }
 
-  xpurt::Device device;
+  xpurt::Device device(xpurt::DeviceType::Auto);
   xpurt::DeviceInfo info = device.info();
   std::printf("device: %s (%s)\n", info.name, info.backend);
   std::printf("%zu x %zu tiles of %zu x %zu floats, %d replays\n", g.n, g.n, g.t, g.t, replays);

@@ -25,7 +25,7 @@ int main(int argc, char **argv) try {
   const int width = 768, height = 512, maxIterations = 256;
   std::vector<int> image(width * height);
 
-  xpurt::Device device;
+  xpurt::Device device(xpurt::DeviceType::Auto);
   std::printf("device: %s (%s)\n", device.info().name, device.info().backend);
   xpurt::Array<int> imageDev(device, image);
   MandelbrotParams params{-2.0f,

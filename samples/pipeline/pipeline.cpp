@@ -46,7 +46,7 @@ int main(int argc, char **argv) try {
     return 2;
   }
 
-  xpurt::Device device;
+  xpurt::Device device(xpurt::DeviceType::Auto);
   xpurt::DeviceInfo info = device.info();
   std::printf(
       "device: %s (%s), device memory %s\n", info.name, info.backend,

@@ -100,9 +100,9 @@ class Pipeline {
     if (exec_) return exec_;
     xpurt::Graph recorded;
     for (size_t c = 0; c < config_.chunks; ++c) {
-      recorded.copyToDevice(in_, {}, offset(c), chunkBytes());
+      recorded.copyToDevice(in_, offset(c), chunkBytes());
       launch(recorded, c);
-      recorded.copyToHost(out_, {}, offset(c), chunkBytes());
+      recorded.copyToHost(out_, offset(c), chunkBytes());
     }
     exec_ = recorded.instantiate(device_);
     return exec_;

@@ -20,7 +20,7 @@ int main(int argc, char **argv) try {
   for (float &v : a) v = d(rng);
   for (float &v : b) v = d(rng);
 
-  xpurt::Device device;
+  xpurt::Device device(xpurt::DeviceType::Auto);
   std::printf("device: %s (%s)\n", device.info().name, device.info().backend);
   xpurt::Array<float> aDev(device, a), bDev(device, b), cDev(device, c);
   xpurt::Module module(device, "sgemm");

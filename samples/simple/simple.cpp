@@ -13,7 +13,7 @@ int main() try {
   std::vector<float> vin(kCount), vout(kCount);
   for (int i = 0; i < kCount; ++i) vin[i] = static_cast<float>(i);
 
-  xpurt::Device device;
+  xpurt::Device device(xpurt::DeviceType::Auto);
   xpurt::DeviceInfo info = device.info();
   std::printf("device: %s (%s)\n", info.name, info.backend);
 

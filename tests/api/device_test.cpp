@@ -43,10 +43,12 @@ TEST(Devices, EveryGetOfADeviceReturnsTheOneDeviceWhileItLives) {
   // Each get is a reference of its own: the device stays usable until the last is released.
   for (XpurtDevice d : {a, b, c}) {
     XpurtDeviceInfo info{};
+    info.structSize = sizeof info;
     EXPECT_EQ(xpurtDeviceGetInfo(a, &info), XPURT_SUCCESS);
     EXPECT_EQ(xpurtRelease(d), XPURT_SUCCESS);
   }
   XpurtDeviceInfo info{};
+  info.structSize = sizeof info;
   EXPECT_EQ(xpurtDeviceGetInfo(a, &info), XPURT_ERROR_INVALID_HANDLE);
   EXPECT_EQ(xpurtRelease(context), XPURT_SUCCESS);
   EXPECT_EQ(xpurtRelease(separate), XPURT_SUCCESS);
@@ -72,11 +74,11 @@ TEST(Devices, AutoIsTheCpuWhenThereIsNoGpu) {
 TEST(Config, XpurtDeviceChoosesTheDefaultDevice) {
   {
     ScopedEnv env("XPURT_DEVICE", "cpu:0");
-    EXPECT_EQ(Device().info().type, XPURT_DEVICE_TYPE_CPU);
+    EXPECT_EQ(Device(DeviceType::Auto).info().type, XPURT_DEVICE_TYPE_CPU);
   }
   {
     ScopedEnv env("XPURT_DEVICE", "CPU");
-    EXPECT_EQ(Device().info().type, XPURT_DEVICE_TYPE_CPU);
+    EXPECT_EQ(Device(DeviceType::Auto).info().type, XPURT_DEVICE_TYPE_CPU);
   }
   {
     ScopedEnv env("XPURT_DEVICE", "cuda:3");

@@ -1,6 +1,8 @@
 // NULL, released and mistyped handles; NULL out-pointers; the error function.
 #include "c_api_fixture.hpp"
 
+#include <cstddef>
+#include <cstring>
 #include <vector>
 
 namespace xpurt::test {
@@ -67,6 +69,42 @@ TEST_F(HandleErrors, HandlesOfAnotherKindAreRejected) {
   EXPECT_TRUE(contains(lastMessage(), "task queue handle where a device handle")) << lastMessage();
   EXPECT_XPURT(XPURT_ERROR_INVALID_HANDLE,
                xpurtLaunch1D(queue, reinterpret_cast<XpurtKernel>(module), nullptr, 1, nullptr));
+  expectUsable();
+}
+
+TEST_F(HandleErrors, TypedRetainAndReleaseRefuseOtherKinds) {
+  XpurtMemoryView view = nullptr;
+  ASSERT_EQ(xpurtNewMemoryView(device, nullptr, 64, XPURT_ALLOC_TYPE_DEVICE, &view), XPURT_SUCCESS);
+  EXPECT_XPURT(XPURT_ERROR_INVALID_HANDLE, xpurtReleaseKernel(reinterpret_cast<XpurtKernel>(view)));
+  EXPECT_TRUE(contains(lastMessage(), "xpurtReleaseKernel")) << lastMessage();
+  EXPECT_TRUE(contains(lastMessage(), "memory view handle where a kernel handle")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_HANDLE, xpurtRetainDevice(reinterpret_cast<XpurtDevice>(view)));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_HANDLE, xpurtReleaseFuture(nullptr));
+  size_t size = 0;
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtSize(view, &size));  // the refusals left it alone
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtRetainMemoryView(view));
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtReleaseMemoryView(view));
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtSize(view, &size));  // one reference left
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtReleaseMemoryView(view));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_HANDLE, xpurtReleaseMemoryView(view));
+  EXPECT_TRUE(contains(lastMessage(), "released")) << lastMessage();
+  expectUsable();
+}
+
+TEST_F(HandleErrors, DeviceInfoWritesNoMoreThanTheCallersStructSize) {
+  XpurtDeviceInfo unset{};
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtDeviceGetInfo(device, &unset));
+  EXPECT_TRUE(contains(lastMessage(), "structSize")) << lastMessage();
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtGetDeviceInfo(XPURT_DEVICE_TYPE_CPU, 0, &unset));
+  // A caller whose header ends after the backend's name: the rest of its memory is its own.
+  XpurtDeviceInfo info;
+  std::memset(&info, 0x5a, sizeof info);
+  info.structSize = offsetof(XpurtDeviceInfo, name);
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtDeviceGetInfo(device, &info));
+  EXPECT_EQ(info.structSize, offsetof(XpurtDeviceInfo, name));
+  EXPECT_STREQ(info.backend, "cpu");
+  EXPECT_EQ(info.name[0], 0x5a);
+  EXPECT_EQ(info.computeUnits, 0x5a5a5a5au);
   expectUsable();
 }
 

@@ -1,10 +1,11 @@
-/* A program built against an older header: its option structs hold only their first fields,
- * as a header before the later fields had them, and say so in structSize. The library reads
- * those bytes alone and gives the fields the program does not know their defaults; the
- * version it reports is at least the header's. */
+/* A program built against an older header: its option and info structs hold only their first
+ * fields, as a header before the later fields had them, and say so in structSize. The library
+ * reads (or, for info, writes) those bytes alone and gives the option fields the program does
+ * not know their defaults; the version it reports is at least the header's. */
 #include <xpurt/xpurt.h>
 
 #include <stdio.h>
+#include <string.h>
 
 #include "c_check.h"
 #include "test_params.h"
@@ -30,6 +31,13 @@ typedef struct OldModuleOptions {
   uint32_t structSize;
   const char *buildFlags;
 } OldModuleOptions;
+/* XpurtDeviceInfo up to its backend's name. */
+typedef struct OldDeviceInfo {
+  uint32_t structSize;
+  XpurtDeviceType type;
+  uint32_t index;
+  char backend[16];
+} OldDeviceInfo;
 
 /* Today's structs, filled past an old one's end with what a default would never be: the
  * library must not read those bytes. */
@@ -45,11 +53,16 @@ typedef union ModuleOptionsBytes {
   XpurtModuleOptions today;
   OldModuleOptions old;
 } ModuleOptionsBytes;
+typedef union DeviceInfoBytes {
+  XpurtDeviceInfo today;
+  OldDeviceInfo old;
+} DeviceInfoBytes;
 
 int main(void) {
   enum { kTasks = 8 };
   XpurtDevice device = NULL;
   XpurtDeviceInfo info;
+  DeviceInfoBytes oldInfo;
   XpurtTaskQueue queue = NULL;
   XpurtModule module = NULL;
   XpurtKernel kernel = NULL;
@@ -68,8 +81,18 @@ int main(void) {
   deviceOptions.today.flags = XPURT_DEVICE_FLAG_SEPARATE_MEMORY;
   deviceOptions.old.structSize = sizeof(OldDeviceOptions);
   CHECK(xpurtGetDeviceWithOptions(XPURT_DEVICE_TYPE_CPU, 0, &deviceOptions.today, &device));
+  info.structSize = sizeof info;
   CHECK(xpurtDeviceGetInfo(device, &info));
   EXPECT(info.deviceMemoryIsHostMemory); /* the flag it did not pass is not read */
+
+  memset(&oldInfo, 0x5a, sizeof oldInfo);
+  oldInfo.old.structSize = sizeof(OldDeviceInfo);
+  CHECK(xpurtDeviceGetInfo(device, &oldInfo.today));
+  EXPECT(oldInfo.old.structSize == sizeof(OldDeviceInfo));
+  EXPECT(oldInfo.old.type == XPURT_DEVICE_TYPE_CPU);
+  EXPECT(strcmp(oldInfo.old.backend, "cpu") == 0);
+  /* past the old struct's end: nothing written */
+  EXPECT(oldInfo.today.name[0] == 0x5a && oldInfo.today.computeUnits == 0x5a5a5a5au);
 
   queueOptions.today.flags = 0xdead0000u; /* unknown flags, were they read */
   queueOptions.old.structSize = sizeof(OldQueueOptions);
@@ -95,12 +118,14 @@ int main(void) {
   CHECK(xpurtSync(queue));
   for (int i = 0; i < kTasks; ++i) EXPECT(results[i] == i + 1);
 
-  CHECK(xpurtRelease(params));
-  CHECK(xpurtRelease(out));
-  CHECK(xpurtRelease(kernel));
-  CHECK(xpurtRelease(module));
-  CHECK(xpurtRelease(queue));
-  CHECK(xpurtRelease(device));
+  /* Typed releases: a handle of another kind is refused and stays usable. */
+  EXPECT(xpurtReleaseKernel((XpurtKernel)params) == XPURT_ERROR_INVALID_HANDLE);
+  CHECK(xpurtReleaseMemoryView(params));
+  CHECK(xpurtReleaseMemoryView(out));
+  CHECK(xpurtReleaseKernel(kernel));
+  CHECK(xpurtReleaseModule(module));
+  CHECK(xpurtReleaseTaskQueue(queue));
+  CHECK(xpurtReleaseDevice(device));
   printf("an older layout's options were taken, version %u.%u.%u\n", version >> 22,
          (version >> 12) & 0x3ffu, version & 0xfffu);
   return 0;

@@ -59,13 +59,13 @@ TEST_P(GraphTest, CopyLaunchCopyReplaysWithInferredDependencies) {
 
 TEST_P(GraphTest, EachHazardKindOrdersAndDisjointRangesDoNot) {
   Graph g;
-  auto w0 = g.fill(x, int32_t{1}, {}, 0, kBytes / 2);            // 0: writes x[0, half)
-  auto raw = g.copyMemoryView(y, x, {}, kBytes / 2);             // 1: reads x[0, half): RAW
-  auto war = g.fill(x, int32_t{2}, {}, 0, kBytes / 4);           // 2: writes what 1 read: WAR
-  auto waw = g.fill(x, int32_t{3}, {}, 0, kBytes / 4);           // 3: writes what 2 wrote: WAW
-  auto far = g.fill(x, int32_t{4}, {}, kBytes / 2, kBytes / 2);  // 4: x[half, end): disjoint
-  auto rr = g.copyMemoryView(z, y, {}, kBytes / 2);              // 5: reads y after 1 wrote it
-  auto rr2 = g.copyMemoryView(z, y, {}, kBytes / 2);             // 6: reads y too; WAW on z
+  auto w0 = g.fill(x, int32_t{1}, 0, kBytes / 2);            // 0: writes x[0, half)
+  auto raw = g.copyMemoryView(y, x, 0, 0, kBytes / 2);       // 1: reads x[0, half): RAW
+  auto war = g.fill(x, int32_t{2}, 0, kBytes / 4);           // 2: writes what 1 read: WAR
+  auto waw = g.fill(x, int32_t{3}, 0, kBytes / 4);           // 3: writes what 2 wrote: WAW
+  auto far = g.fill(x, int32_t{4}, kBytes / 2, kBytes / 2);  // 4: x[half, end): disjoint
+  auto rr = g.copyMemoryView(z, y, 0, 0, kBytes / 2);        // 5: reads y after 1 wrote it
+  auto rr2 = g.copyMemoryView(z, y, 0, 0, kBytes / 2);       // 6: reads y too; WAW on z
   std::string dot = g.dot();
   EXPECT_TRUE(hasEdge(dot, w0.id, raw.id)) << dot;   // read after write
   EXPECT_TRUE(hasEdge(dot, raw.id, war.id)) << dot;  // write after read
@@ -355,7 +355,7 @@ TEST_P(GraphTest, ErrorsLeaveEverythingUsable) {
   }
   EXPECT_THROW(g.child(g), Error);
   // Bad nodes are refused as a queue refuses their commands.
-  EXPECT_THROW(g.copyToDevice(x, {}, kBytes, 4), Error);
+  EXPECT_THROW(g.copyToDevice(x, kBytes, 4), Error);
   EXPECT_THROW(g.launch(addInt, Range(kN), {Arg::read(x), Arg::write(y)}), Error);
   EXPECT_EQ(g.size(), 3u);
   // An executable graph runs on the queues of its device only.

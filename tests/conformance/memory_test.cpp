@@ -101,8 +101,8 @@ TEST_P(MemoryTest, CopyMemoryViewCopiesDeviceStorageWithOffsets) {
   Array<int32_t> srcView(device, src), dstView(device, dst);
   queue.copyToDevice(srcView);
   queue.copyToDevice(dstView);
-  Future f = queue.copyMemoryView(dstView, srcView, 4 * sizeof(int32_t), 8 * sizeof(int32_t),
-                                  2 * sizeof(int32_t));
+  Future f = queue.copyMemoryView(dstView, srcView, 8 * sizeof(int32_t), 2 * sizeof(int32_t),
+                                  4 * sizeof(int32_t));
   queue.copyToHost(dstView);
   queue.sync();
   EXPECT_TRUE(f.valid());

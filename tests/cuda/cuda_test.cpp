@@ -35,7 +35,7 @@ TEST(CudaBackend, WithoutADeviceXpurtDeviceCudaSaysWhy) {
   if (cudaGpuIndex()) GTEST_SKIP() << "this machine has a CUDA device";
   ASSERT_EQ(setenv("XPURT_DEVICE", "cuda", 1), 0);
   try {
-    Device device;
+    Device device(DeviceType::Auto);
     ADD_FAILURE() << "XPURT_DEVICE=cuda gave a device on a machine without one";
   } catch (const Error &e) {
     EXPECT_EQ(e.code(), XPURT_ERROR_NOT_FOUND);

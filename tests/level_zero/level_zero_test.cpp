@@ -27,7 +27,7 @@ TEST_F(LevelZeroTest, ReportsTheDriversCpuDeviceAfterTheCpuBackend) {
   EXPECT_FALSE(info.deviceMemoryIsHostMemory);
   // The CPU backend stays cpu:0; AUTO stays on it (there is no GPU).
   EXPECT_STREQ(Device::info(DeviceType::CPU, 0).backend, "cpu");
-  EXPECT_STREQ(Device().info().backend, "cpu");
+  EXPECT_STREQ(Device(DeviceType::Auto).info().backend, "cpu");
 }
 
 TEST_F(LevelZeroTest, CopyQueueCopiesRunOnTheCopyOnlyGroupAndTheLaunchWaitsOnTheirEvent) {

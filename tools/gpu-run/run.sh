@@ -5,6 +5,7 @@
 #   run.sh tests [GTEST_FILTER]   the test suite (default: every test)
 #   run.sh bench NAME [ARGS...]   a benchmark program of build/bin
 #   run.sh exec PROGRAM [ARGS...] any program of build/bin (samples, xpurt-info)
+# XPURT_RUN_WRAPPER, if set, is a command line the program runs under (perf record …, gdb …).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 carry="$root/.carry"
@@ -23,9 +24,10 @@ bin="$carry/xpurt/bin"
 cd "$bin"
 what="${1:-tests}"
 shift || true
+read -r -a wrapper <<<"${XPURT_RUN_WRAPPER:-}"
 case "$what" in
-  tests) exec ./xpurt_tests --gtest_filter="${1:-*}" ;;
-  bench) name="$1"; shift; exec "./$name" "$@" ;;
-  exec) name="$1"; shift; exec "./$name" "$@" ;;
+  tests) exec "${wrapper[@]}" ./xpurt_tests --gtest_filter="${1:-*}" ;;
+  bench) name="$1"; shift; exec "${wrapper[@]}" "./$name" "$@" ;;
+  exec) name="$1"; shift; exec "${wrapper[@]}" "./$name" "$@" ;;
   *) echo "usage: run.sh tests [FILTER] | bench NAME [ARGS] | exec PROGRAM [ARGS]" >&2; exit 2 ;;
 esac

@@ -23,8 +23,10 @@ int main(void) {
   XpurtDeviceInfo info;
   XpurtDevice device = NULL;
   int failed = 0;
+  uint32_t version = xpurtGetVersion();
 
-  printf("xpurt %d.%d.%d\n", XPURT_VERSION_MAJOR, XPURT_VERSION_MINOR, XPURT_VERSION_PATCH);
+  info.structSize = sizeof info;
+  printf("xpurt %u.%u.%u\n", version >> 22, (version >> 12) & 0x3ffu, version & 0xfffu);
   for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t) {
     uint32_t count = 0;
     if (xpurtGetDeviceCount(types[t].type, &count) != XPURT_SUCCESS) {

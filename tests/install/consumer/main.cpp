@@ -6,7 +6,7 @@
 #include <vector>
 
 int main() try {
-  xpurt::Device device;
+  xpurt::Device device(xpurt::DeviceType::Auto);
   std::vector<int> values{1, 2, 3, 4, 5, 6, 7, 8};
   xpurt::Array<int> array(device, values);
   xpurt::Module module(device, "consumer_kernels");
