@@ -19,7 +19,7 @@
 namespace xpurt::ze_cpu {
 
 class CommandList;
-class Event;
+class EventObject;
 class Fence;
 
 enum class CommandKind : uint8_t {
@@ -45,15 +45,15 @@ enum class CommandKind : uint8_t {
 class EventList {
  public:
   void assign(uint32_t count, const ze_event_handle_t *events);
-  std::span<Event *const> view() const {
-    return more_.empty() ? std::span<Event *const>(inline_.data(), size_) : std::span(more_);
+  std::span<EventObject *const> view() const {
+    return more_.empty() ? std::span<EventObject *const>(inline_.data(), size_) : std::span(more_);
   }
   bool empty() const { return size_ == 0; }
 
  private:
-  std::array<Event *, XPURT_ZE_CPU_RECORD_INLINE_WAITS> inline_{};
+  std::array<EventObject *, XPURT_ZE_CPU_RECORD_INLINE_WAITS> inline_{};
   uint32_t size_ = 0;
-  std::vector<Event *> more_;
+  std::vector<EventObject *> more_;
 };
 
 struct CopyPayload {
@@ -86,18 +86,19 @@ struct LaunchPayload {
 };
 
 struct TimestampQueryPayload {
-  std::vector<Event *> events;
+  std::vector<EventObject *> events;
   void *dst;
   std::vector<size_t> offsets;  // empty: one result after the other
 };
 
-struct Command {
+struct RecordedCommand {
   CommandKind kind;
-  Event *signal = nullptr;  // completed after the command ran
-  EventList waits;          // completed before it starts
+  EventObject *signal = nullptr;  // completed after the command ran
+  EventList waits;                // completed before it starts
   std::variant<std::monostate, CopyPayload, CopyRegionPayload, FillPayload, LaunchPayload,
-               TimestampQueryPayload, Event * /*ResetEvent*/, uint64_t * /*WriteGlobalTimestamp*/,
-               CommandList * /*ExecuteList*/, Fence * /*EndOfSubmission, or null*/>
+               TimestampQueryPayload, EventObject * /*ResetEvent*/,
+               uint64_t * /*WriteGlobalTimestamp*/, CommandList * /*ExecuteList*/,
+               Fence * /*EndOfSubmission, or null*/>
       payload;
 };
 

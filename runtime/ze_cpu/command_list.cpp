@@ -15,10 +15,10 @@ bool checkQueueDesc(const ze_command_queue_desc_t *desc) {
   return desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
 }
 
-CommandList::CommandList(Device &device, uint32_t ordinal)
+CommandList::CommandList(DeviceObject &device, uint32_t ordinal)
     : device_(device), ordinal_(ordinal), immediate_(false) {}
 
-CommandList::CommandList(Device &device, uint32_t ordinal, uint32_t index, bool synchronous)
+CommandList::CommandList(DeviceObject &device, uint32_t ordinal, uint32_t index, bool synchronous)
     : device_(device), ordinal_(ordinal), immediate_(true) {
   if (synchronous)
     inlineRunner_ = std::make_unique<CommandInterpreter>(device, ordinal, index);
@@ -32,11 +32,11 @@ bool CommandList::runsLaunches() const {
   return ordinal_ == kComputeOrdinal;
 }
 
-ze_result_t CommandList::append(Command &&command) {
+ze_result_t CommandList::append(RecordedCommand &&command) {
   if (executor_) {
     executor_->submit(std::move(command));
   } else if (inlineRunner_) {
-    inlineRunner_->run(std::span<Command>(&command, 1), this);
+    inlineRunner_->run(std::span<RecordedCommand>(&command, 1), this);
     return reportFailure(*inlineRunner_);
   } else {
     commands_.push_back(std::move(command));
@@ -51,7 +51,7 @@ void CommandList::reset() {
 }
 
 ze_result_t CommandQueue::execute(std::span<CommandList *const> lists, Fence *fence) {
-  std::vector<Command> submission(lists.size() + 1);
+  std::vector<RecordedCommand> submission(lists.size() + 1);
   for (size_t i = 0; i < lists.size(); ++i) {
     submission[i].kind = CommandKind::ExecuteList;
     submission[i].payload = lists[i];

@@ -20,14 +20,14 @@ CommandList &listOf(ze_command_list_handle_t handle) {
 
 // The part of every append that names events: the command waits for `waits`, then signals
 // `signal` (may be null) when it has run.
-Command commandFor(CommandList &list, CommandKind kind, ze_event_handle_t signal, uint32_t numWaits,
-                   const ze_event_handle_t *waits) {
+RecordedCommand commandFor(CommandList &list, CommandKind kind, ze_event_handle_t signal,
+                           uint32_t numWaits, const ze_event_handle_t *waits) {
   requireWaitList(numWaits, waits);
   for (uint32_t i = 0; i < numWaits; ++i) requireHandle(waits[i]);
   if (list.closed()) fail(ZE_RESULT_ERROR_INVALID_ARGUMENT);  // reset it to append again
-  Command c;
+  RecordedCommand c;
   c.kind = kind;
-  c.signal = fromHandle<Event>(signal);
+  c.signal = fromHandle<EventObject>(signal);
   c.waits.assign(numWaits, waits);
   return c;
 }
@@ -49,8 +49,9 @@ ze_result_t appendLaunch(ze_command_list_handle_t hCommandList, ze_kernel_handle
   CommandList &list = listOf(hCommandList);
   requireHandle(hKernel);
   if (!list.runsLaunches()) return ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE;  // a copy engine
-  Command c = commandFor(list, CommandKind::Launch, hSignalEvent, numWaitEvents, phWaitEvents);
-  c.payload = fromHandle<Kernel>(hKernel)->launch(counts, indirectCounts);
+  RecordedCommand c =
+      commandFor(list, CommandKind::Launch, hSignalEvent, numWaitEvents, phWaitEvents);
+  c.payload = fromHandle<KernelObject>(hKernel)->launch(counts, indirectCounts);
   return list.append(std::move(c));
 }
 
@@ -63,7 +64,7 @@ ze_result_t zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t
                                 ze_command_list_handle_t *phCommandList) {
   return entry(ApiId::zeCommandListCreate, [&] {
     contextOf(hContext);
-    Device &device = deviceOf(hDevice);
+    DeviceObject &device = deviceOf(hDevice);
     requirePointer(desc);
     requirePointer(phCommandList);
     if (desc->flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
@@ -79,7 +80,7 @@ ze_result_t zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device
                                          ze_command_list_handle_t *phCommandList) {
   return entry(ApiId::zeCommandListCreateImmediate, [&] {
     contextOf(hContext);
-    Device &device = deviceOf(hDevice);
+    DeviceObject &device = deviceOf(hDevice);
     bool synchronous = checkQueueDesc(altdesc);
     requirePointer(phCommandList);
     auto *list = new CommandList(device, altdesc->ordinal, altdesc->index, synchronous);
@@ -118,8 +119,8 @@ ze_result_t zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCo
   return entry(ApiId::zeCommandListAppendWriteGlobalTimestamp, [&] {
     CommandList &list = listOf(hCommandList);
     requirePointer(dstptr);
-    Command c = commandFor(list, CommandKind::WriteGlobalTimestamp, hSignalEvent, numWaitEvents,
-                           phWaitEvents);
+    RecordedCommand c = commandFor(list, CommandKind::WriteGlobalTimestamp, hSignalEvent,
+                                   numWaitEvents, phWaitEvents);
     c.payload = dstptr;
     return list.append(std::move(c));
   });
@@ -160,7 +161,8 @@ ze_result_t zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList,
     CommandList &list = listOf(hCommandList);
     requirePointer(dstptr);
     requirePointer(srcptr);
-    Command c = commandFor(list, CommandKind::Copy, hSignalEvent, numWaitEvents, phWaitEvents);
+    RecordedCommand c =
+        commandFor(list, CommandKind::Copy, hSignalEvent, numWaitEvents, phWaitEvents);
     c.payload = CopyPayload{dstptr, srcptr, size};
     return list.append(std::move(c));
   });
@@ -176,7 +178,8 @@ ze_result_t zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList,
     requirePointer(pattern);
     if (!std::has_single_bit(pattern_size) || pattern_size > kMaxFillPatternSize)
       return ZE_RESULT_ERROR_INVALID_SIZE;
-    Command c = commandFor(list, CommandKind::Fill, hSignalEvent, numWaitEvents, phWaitEvents);
+    RecordedCommand c =
+        commandFor(list, CommandKind::Fill, hSignalEvent, numWaitEvents, phWaitEvents);
     FillPayload fill{ptr, size, pattern_size, {}, nullptr};
     if (pattern_size > fill.shortPattern.size()) {
       fill.longPattern = std::make_unique<std::byte[]>(pattern_size);
@@ -203,7 +206,7 @@ ze_result_t zeCommandListAppendMemoryCopyRegion(
     if (dstRegion->width != srcRegion->width || dstRegion->height != srcRegion->height ||
         dstRegion->depth != srcRegion->depth)
       return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // the two regions must be the same size
-    Command c =
+    RecordedCommand c =
         commandFor(list, CommandKind::CopyRegion, hSignalEvent, numWaitEvents, phWaitEvents);
     if (srcRegion->width > 0 && srcRegion->height > 0 && srcRegion->depth > 0) {
       auto [dstFirst, dstEnd] = regionBytes(dstptr, *dstRegion, dstPitch, dstSlicePitch);
@@ -227,7 +230,8 @@ ze_result_t zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hC
     contextOf(hContextSrc);  // every context's memory is this process's
     requirePointer(dstptr);
     requirePointer(srcptr);
-    Command c = commandFor(list, CommandKind::Copy, hSignalEvent, numWaitEvents, phWaitEvents);
+    RecordedCommand c =
+        commandFor(list, CommandKind::Copy, hSignalEvent, numWaitEvents, phWaitEvents);
     c.payload = CopyPayload{dstptr, srcptr, size};
     return list.append(std::move(c));
   });
@@ -280,8 +284,8 @@ ze_result_t zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList,
   return entry(ApiId::zeCommandListAppendEventReset, [&] {
     CommandList &list = listOf(hCommandList);
     requireHandle(hEvent);
-    Command c = commandFor(list, CommandKind::ResetEvent, nullptr, 0, nullptr);
-    c.payload = fromHandle<Event>(hEvent);
+    RecordedCommand c = commandFor(list, CommandKind::ResetEvent, nullptr, 0, nullptr);
+    c.payload = fromHandle<EventObject>(hEvent);
     return list.append(std::move(c));
   });
 }
@@ -294,12 +298,12 @@ ze_result_t zeCommandListAppendQueryKernelTimestamps(
     CommandList &list = listOf(hCommandList);
     requirePointer(phEvents);
     requirePointer(dstptr);
-    Command c = commandFor(list, CommandKind::QueryKernelTimestamps, hSignalEvent, numWaitEvents,
-                           phWaitEvents);
+    RecordedCommand c = commandFor(list, CommandKind::QueryKernelTimestamps, hSignalEvent,
+                                   numWaitEvents, phWaitEvents);
     TimestampQueryPayload query{{}, dstptr, {}};
     for (uint32_t i = 0; i < numEvents; ++i) {
       requireHandle(phEvents[i]);
-      query.events.push_back(fromHandle<Event>(phEvents[i]));
+      query.events.push_back(fromHandle<EventObject>(phEvents[i]));
     }
     if (pOffsets) query.offsets.assign(pOffsets, pOffsets + numEvents);
     c.payload = std::move(query);

@@ -8,11 +8,11 @@
 
 namespace xpurt::ze_cpu {
 
-class Context {};
+class ContextObject {};
 
-inline Context &contextOf(ze_context_handle_t handle) {
+inline ContextObject &contextOf(ze_context_handle_t handle) {
   requireHandle(handle);
-  return *fromHandle<Context>(handle);
+  return *fromHandle<ContextObject>(handle);
 }
 
 }  // namespace xpurt::ze_cpu

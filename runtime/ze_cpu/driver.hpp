@@ -26,9 +26,12 @@ inline constexpr uint32_t kMaxGroupCount = UINT32_MAX;
 // The default sub-group size of the CPU JIT: one AVX-512 vector of floats.
 inline constexpr uint32_t kSubGroupSize = 16;
 
-class Device {
+// What a ze_device_handle_t points to. The objects behind Level Zero handles are named
+// *Object (DeviceObject, ContextObject, ModuleObject, KernelObject, EventObject), apart from
+// xpurt's own core::Device, core::Module, core::Kernel and core::Event they run on.
+class DeviceObject {
  public:
-  explicit Device(core::Ref<core::Device> cpuDevice);
+  explicit DeviceObject(core::Ref<core::Device> cpuDevice);
 
   cpu::CpuDevice &cpu() const { return static_cast<cpu::CpuDevice &>(*cpuDevice_); }
   const core::Ref<core::Device> &coreDevice() const { return cpuDevice_; }
@@ -53,12 +56,12 @@ class Device {
 class Driver {
  public:
   Driver();
-  Device &device() { return *device_; }
+  DeviceObject &device() { return *device_; }
   const ze_driver_uuid_t &uuid() const { return uuid_; }
 
  private:
   std::unique_ptr<core::Backend> backend_;  // the CPU backend the device belongs to
-  std::unique_ptr<Device> device_;
+  std::unique_ptr<DeviceObject> device_;
   ze_driver_uuid_t uuid_{};
 };
 
@@ -69,6 +72,6 @@ Driver &driver();
 void createDriver();
 
 // The device a handle names: INVALID_NULL_HANDLE for null, INVALID_ARGUMENT for another.
-Device &deviceOf(ze_device_handle_t handle);
+DeviceObject &deviceOf(ze_device_handle_t handle);
 
 }  // namespace xpurt::ze_cpu

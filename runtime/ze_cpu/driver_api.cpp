@@ -91,7 +91,7 @@ Driver &driverOf(ze_driver_handle_t handle) {
 
 }  // namespace
 
-Device::Device(core::Ref<core::Device> cpuDevice) : cpuDevice_(std::move(cpuDevice)) {
+DeviceObject::DeviceObject(core::Ref<core::Device> cpuDevice) : cpuDevice_(std::move(cpuDevice)) {
   XpurtDeviceInfo info = cpuDevice_->info();
   name_ = std::string("xpurt CPU (") + info.name + ")";
   threads_ = info.computeUnits;
@@ -101,7 +101,7 @@ Device::Device(core::Ref<core::Device> cpuDevice) : cpuDevice_(std::move(cpuDevi
 }
 
 Driver::Driver() : backend_(cpu::createCpuBackend()) {
-  device_ = std::make_unique<Device>(backend_->device(0, core::DeviceOptions{}));
+  device_ = std::make_unique<DeviceObject>(backend_->device(0, core::DeviceOptions{}));
   fillUuid(uuid_.id, "xpurt ze_cpu driver " + std::to_string(XPURT_VERSION_MAJOR) + "." +
                          std::to_string(XPURT_VERSION_MINOR));
 }
@@ -116,9 +116,10 @@ void createDriver() {
   if (!theDriver.load(std::memory_order_acquire)) theDriver.store(new Driver);
 }
 
-Device &deviceOf(ze_device_handle_t handle) {
+DeviceObject &deviceOf(ze_device_handle_t handle) {
   requireHandle(handle);
-  if (fromHandle<Device>(handle) != &driver().device()) fail(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  if (fromHandle<DeviceObject>(handle) != &driver().device())
+    fail(ZE_RESULT_ERROR_INVALID_ARGUMENT);
   return driver().device();
 }
 
@@ -237,7 +238,7 @@ ze_result_t zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount,
 ze_result_t zeDeviceGetProperties(ze_device_handle_t hDevice,
                                   ze_device_properties_t *pDeviceProperties) {
   return entry(ApiId::zeDeviceGetProperties, [&] {
-    Device &device = deviceOf(hDevice);
+    DeviceObject &device = deviceOf(hDevice);
     requirePointer(pDeviceProperties);
     ze_device_properties_t &p = *pDeviceProperties;
     p.type = ZE_DEVICE_TYPE_CPU;
@@ -326,7 +327,7 @@ ze_result_t zeDeviceGetCommandQueueGroupProperties(
 ze_result_t zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount,
                                         ze_device_memory_properties_t *pMemProperties) {
   return entry(ApiId::zeDeviceGetMemoryProperties, [&] {
-    Device &device = deviceOf(hDevice);
+    DeviceObject &device = deviceOf(hDevice);
     return listOf(1, pCount, pMemProperties, [&](uint32_t, ze_device_memory_properties_t &p) {
       p.flags = 0;
       p.maxClockRate = 0;  // not known to the driver

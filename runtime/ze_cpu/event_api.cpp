@@ -9,9 +9,9 @@
 namespace xpurt::ze_cpu {
 namespace {
 
-Event &eventOf(ze_event_handle_t handle) {
+EventObject &eventOf(ze_event_handle_t handle) {
   requireHandle(handle);
-  return *fromHandle<Event>(handle);
+  return *fromHandle<EventObject>(handle);
 }
 
 Fence &fenceOf(ze_fence_handle_t handle) {
@@ -31,19 +31,19 @@ ze_result_t waitFor(const Waitable &w, uint64_t timeout) {
 }  // namespace
 
 EventPool::EventPool(ze_event_pool_flags_t flags, uint32_t count)
-    : flags_(flags), count_(count), events_(new Event[count]) {
+    : flags_(flags), count_(count), events_(new EventObject[count]) {
   for (uint32_t i = 0; i < count; ++i) events_[i].pool_ = this;
 }
 
-Event *EventPool::create(uint32_t index) {
-  Event &event = events_[index];
+EventObject *EventPool::create(uint32_t index) {
+  EventObject &event = events_[index];
   if (event.created_) return nullptr;
   event.created_ = true;
   event.reset();
   return &event;
 }
 
-void Event::signalFromHost() {
+void EventObject::signalFromHost() {
   uint64_t now = deviceTicks();
   signal(now, now, nullptr);
 }
@@ -85,7 +85,7 @@ ze_result_t zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc
     // Scopes need no flushes here: the CPU's caches are coherent with the host's.
     EventPool &pool = *fromHandle<EventPool>(hEventPool);
     if (desc->index >= pool.count()) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    Event *event = pool.create(desc->index);
+    EventObject *event = pool.create(desc->index);
     if (!event) return ZE_RESULT_ERROR_INVALID_ARGUMENT;  // that slot holds a live event
     *phEvent = toHandle<ze_event_handle_t>(event);
     return ZE_RESULT_SUCCESS;
@@ -94,7 +94,7 @@ ze_result_t zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc
 
 ze_result_t zeEventDestroy(ze_event_handle_t hEvent) {
   return entry(ApiId::zeEventDestroy, [&] {
-    Event &event = eventOf(hEvent);
+    EventObject &event = eventOf(hEvent);
     event.pool().destroy(event);
     return ZE_RESULT_SUCCESS;
   });
@@ -125,7 +125,7 @@ ze_result_t zeEventHostReset(ze_event_handle_t hEvent) {
 ze_result_t zeEventQueryKernelTimestamp(ze_event_handle_t hEvent,
                                         ze_kernel_timestamp_result_t *dstptr) {
   return entry(ApiId::zeEventQueryKernelTimestamp, [&] {
-    Event &event = eventOf(hEvent);
+    EventObject &event = eventOf(hEvent);
     requirePointer(dstptr);
     if (!event.pool().hasTimestamps()) return ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT;
     if (!event.isSignalled()) return ZE_RESULT_NOT_READY;

@@ -17,7 +17,7 @@ namespace xpurt::ze_cpu {
 class EventPool;
 class CommandQueue;
 
-class Event {
+class EventObject {
  public:
   EventPool &pool() const { return *pool_; }
   bool created() const { return created_; }
@@ -64,13 +64,13 @@ class EventPool {
   bool hasTimestamps() const { return flags_ & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP; }
   uint32_t count() const { return count_; }
   // The event at index, for zeEventCreate: null if it exists already.
-  Event *create(uint32_t index);
-  void destroy(Event &event) { event.created_ = false; }
+  EventObject *create(uint32_t index);
+  void destroy(EventObject &event) { event.created_ = false; }
 
  private:
   ze_event_pool_flags_t flags_;
   uint32_t count_;
-  std::unique_ptr<Event[]> events_;
+  std::unique_ptr<EventObject[]> events_;
 };
 
 class Fence {

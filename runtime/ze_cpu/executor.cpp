@@ -60,23 +60,23 @@ void EventList::assign(uint32_t count, const ze_event_handle_t *events) {
   size_ = count;
   more_.clear();
   if (count <= inline_.size()) {
-    for (uint32_t i = 0; i < count; ++i) inline_[i] = fromHandle<Event>(events[i]);
+    for (uint32_t i = 0; i < count; ++i) inline_[i] = fromHandle<EventObject>(events[i]);
   } else {
     more_.reserve(count);
-    for (uint32_t i = 0; i < count; ++i) more_.push_back(fromHandle<Event>(events[i]));
+    for (uint32_t i = 0; i < count; ++i) more_.push_back(fromHandle<EventObject>(events[i]));
   }
 }
 
-void CommandInterpreter::run(std::span<Command> commands, CommandList *source) {
+void CommandInterpreter::run(std::span<RecordedCommand> commands, CommandList *source) {
   for (size_t i = 0; i < commands.size();) {
-    Command &c = commands[i];
+    RecordedCommand &c = commands[i];
     if (c.kind == CommandKind::ExecuteList) {
       CommandList *list = std::get<CommandList *>(c.payload);
       run(list->commands(), list);
       ++i;
       continue;
     }
-    for (Event *e : c.waits.view()) e->wait(Deadline::never());
+    for (EventObject *e : c.waits.view()) e->wait(Deadline::never());
     if (c.kind != CommandKind::Launch) {
       runOne(c, source);
       ++i;
@@ -98,7 +98,7 @@ void CommandInterpreter::run(std::span<Command> commands, CommandList *source) {
   }
 }
 
-void CommandInterpreter::runOne(Command &c, CommandList *source) {
+void CommandInterpreter::runOne(RecordedCommand &c, CommandList *source) {
   if (c.kind == CommandKind::EndOfSubmission) {
     if (Fence *fence = std::get<Fence *>(c.payload))
       fence->signal(submissionFailure_ ? &*submissionFailure_ : nullptr);
@@ -129,7 +129,7 @@ std::optional<std::string> CommandInterpreter::takeFailure() {
   return std::move(unreportedFailure_);
 }
 
-bool CommandInterpreter::execute(Command &c) {
+bool CommandInterpreter::execute(RecordedCommand &c) {
   switch (c.kind) {
     case CommandKind::Copy: {
       const auto &p = std::get<CopyPayload>(c.payload);
@@ -151,7 +151,7 @@ bool CommandInterpreter::execute(Command &c) {
     case CommandKind::Launch:
       return launch(std::get<LaunchPayload>(c.payload));
     case CommandKind::ResetEvent:
-      std::get<Event *>(c.payload)->reset();
+      std::get<EventObject *>(c.payload)->reset();
       break;
     case CommandKind::QueryKernelTimestamps: {
       const auto &p = std::get<TimestampQueryPayload>(c.payload);
@@ -199,7 +199,7 @@ bool CommandInterpreter::launch(const LaunchPayload &l) {
   }
 }
 
-Executor::Executor(Device &device, uint32_t ordinal, uint32_t index, CommandList *owner)
+Executor::Executor(DeviceObject &device, uint32_t ordinal, uint32_t index, CommandList *owner)
     : device_(device), runner_(device, ordinal, index), owner_(owner) {}
 
 Executor::~Executor() {
@@ -209,11 +209,11 @@ Executor::~Executor() {
   sleepingSynchronizers_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
-void Executor::submit(std::span<Command> commands) {
+void Executor::submit(std::span<RecordedCommand> commands) {
   bool post;
   {
     std::lock_guard lock(mutex_);
-    for (Command &c : commands) pending_.push_back(std::move(c));
+    for (RecordedCommand &c : commands) pending_.push_back(std::move(c));
     submitted_ += commands.size();
     post = !scheduled_;
     scheduled_ = true;

@@ -37,29 +37,29 @@
 
 namespace xpurt::ze_cpu {
 
-class Device;
+class DeviceObject;
 
 class CommandInterpreter {
  public:
-  CommandInterpreter(Device &device, uint32_t ordinal, uint32_t index)
+  CommandInterpreter(DeviceObject &device, uint32_t ordinal, uint32_t index)
       : device_(device), ordinal_(ordinal), index_(index) {}
 
   // Runs the commands one after another; `source` is the list they were appended to (null
   // for a queue's own, whose ExecuteList commands name their lists).
-  void run(std::span<Command> commands, CommandList *source);
+  void run(std::span<RecordedCommand> commands, CommandList *source);
   // Why a command failed since the last call, if one did.
   std::optional<std::string> takeFailure();
 
  private:
-  void runOne(Command &command, CommandList *source);
+  void runOne(RecordedCommand &command, CommandList *source);
   // Runs the command's work; false (with failure_ set) if it failed.
-  bool execute(Command &command);
+  bool execute(RecordedCommand &command);
   bool launch(const LaunchPayload &launch);
   // On the copy group's queues, a copy or fill has a core to itself while it runs, as a GPU's
   // copy engine is hardware of its own (cpu/core_share.hpp); null on the compute group's.
   cpu::CoreShare *copyEngine() const;
 
-  Device &device_;
+  DeviceObject &device_;
   uint32_t ordinal_, index_;
   std::string failure_;                           // of the command that just failed
   std::optional<std::string> submissionFailure_;  // for the fence of the submission being run
@@ -76,15 +76,15 @@ ze_result_t reportFailure(CommandInterpreter &runner);
 class Executor {
  public:
   // `owner`: the immediate list whose commands these are, or null for a command queue.
-  Executor(Device &device, uint32_t ordinal, uint32_t index, CommandList *owner);
+  Executor(DeviceObject &device, uint32_t ordinal, uint32_t index, CommandList *owner);
   // Waits for everything submitted to have run.
   ~Executor();
   Executor(const Executor &) = delete;
   Executor &operator=(const Executor &) = delete;
 
   // Appends commands, in order, as one submission (concurrent submissions do not interleave).
-  void submit(std::span<Command> commands);
-  void submit(Command &&command) { submit(std::span<Command>(&command, 1)); }
+  void submit(std::span<RecordedCommand> commands);
+  void submit(RecordedCommand &&command) { submit(std::span<RecordedCommand>(&command, 1)); }
   // Waits until everything submitted before the call has run: ZE_RESULT_SUCCESS,
   // ZE_RESULT_NOT_READY when the deadline passed first, or ZE_RESULT_ERROR_DEVICE_LOST once
   // for commands that failed since the last call (described for the calling thread).
@@ -94,15 +94,15 @@ class Executor {
   // The executor's turn: runs what is pending until nothing is, then lets the turn go.
   void turn();
 
-  Device &device_;
+  DeviceObject &device_;
   CommandInterpreter runner_;
   CommandList *owner_;
   std::mutex mutex_;
-  std::condition_variable workDone_;  // for synchronizing threads that sleep, and the end
-  std::vector<Command> pending_;      // guarded by mutex_
-  std::vector<Command> batch_;        // the turn's; keeps its capacity
-  uint64_t submitted_ = 0;            // guarded by mutex_
-  bool scheduled_ = false;            // a turn is posted or running; guarded by mutex_
+  std::condition_variable workDone_;      // for synchronizing threads that sleep, and the end
+  std::vector<RecordedCommand> pending_;  // guarded by mutex_
+  std::vector<RecordedCommand> batch_;    // the turn's; keeps its capacity
+  uint64_t submitted_ = 0;                // guarded by mutex_
+  bool scheduled_ = false;                // a turn is posted or running; guarded by mutex_
   std::atomic<uint64_t> completed_{0};
   std::atomic<uint32_t> sleepingSynchronizers_{0};
 };

@@ -32,7 +32,7 @@ Records &records() {
 
 }  // namespace
 
-void record(const Command &command, uint32_t ordinal, uint32_t index, CommandList *source,
+void record(const RecordedCommand &command, uint32_t ordinal, uint32_t index, CommandList *source,
             ze_result_t result) {
   XpurtZeCpuRecord r{};
   r.kind = static_cast<uint32_t>(command.kind);
@@ -40,9 +40,10 @@ void record(const Command &command, uint32_t ordinal, uint32_t index, CommandLis
   r.queueIndex = index;
   r.result = result;
   r.commandList = toHandle<ze_command_list_handle_t>(source);
-  const Event *signalled =
-      command.kind == CommandKind::ResetEvent ? std::get<Event *>(command.payload) : command.signal;
-  r.signalEvent = toHandle<ze_event_handle_t>(const_cast<Event *>(signalled));
+  const EventObject *signalled = command.kind == CommandKind::ResetEvent
+                                     ? std::get<EventObject *>(command.payload)
+                                     : command.signal;
+  r.signalEvent = toHandle<ze_event_handle_t>(const_cast<EventObject *>(signalled));
   auto waits = command.waits.view();
   r.numWaitEvents = static_cast<uint32_t>(waits.size());
   for (size_t i = 0; i < std::min<size_t>(waits.size(), XPURT_ZE_CPU_RECORD_INLINE_WAITS); ++i)

@@ -14,16 +14,16 @@
 
 namespace xpurt::ze_cpu {
 
-class Device;
+class DeviceObject;
 
 struct BuildLog {
   std::string text;
 };
 
-class Module {
+class ModuleObject {
  public:
   // kernelNames: the module's entry points, in its order.
-  Module(core::Ref<core::Module> module, std::vector<std::string> kernelNames);
+  ModuleObject(core::Ref<core::Module> module, std::vector<std::string> kernelNames);
 
   core::Module &compiled() const { return *module_; }
   const std::vector<const char *> &kernelNames() const { return namePointers_; }
@@ -38,9 +38,9 @@ class Module {
   std::map<std::string, std::string> unresolved_;
 };
 
-class Kernel {
+class KernelObject {
  public:
-  explicit Kernel(core::Ref<core::Kernel> kernel);
+  explicit KernelObject(core::Ref<core::Kernel> kernel);
 
   const std::string &name() const { return kernel_->name(); }
   const core::KernelSignature &signature() const { return *kernel_->signature(); }

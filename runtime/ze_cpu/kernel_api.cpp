@@ -15,9 +15,9 @@ namespace {
 
 using Kind = core::KernelParam::Kind;
 
-Kernel &kernelOf(ze_kernel_handle_t handle) {
+KernelObject &kernelOf(ze_kernel_handle_t handle) {
   requireHandle(handle);
-  return *fromHandle<Kernel>(handle);
+  return *fromHandle<KernelObject>(handle);
 }
 
 // Every argument at an 8-byte aligned offset, of its parameter's size (pointers: 8 bytes;
@@ -46,7 +46,7 @@ uint32_t largestDivisor(uint32_t n, uint32_t limit) {
 
 }  // namespace
 
-Kernel::Kernel(core::Ref<core::Kernel> kernel)
+KernelObject::KernelObject(core::Ref<core::Kernel> kernel)
     : kernel_(std::move(kernel)),
       args_(new LaunchArgs(kernel_, initialArgs(signature()))),
       isSet_(signature().params.size(), false),
@@ -55,11 +55,11 @@ Kernel::Kernel(core::Ref<core::Kernel> kernel)
   if (required[0] != 0) groupSize_ = required;
 }
 
-uint64_t Kernel::staticLocalBytes() const {
+uint64_t KernelObject::staticLocalBytes() const {
   return static_cast<const cpu::CpuKernel &>(*kernel_).staticLocalBytes();
 }
 
-LaunchArgs &Kernel::writableArgs() {
+LaunchArgs &KernelObject::writableArgs() {
   if (!args_.unique()) {
     auto *copy = new LaunchArgs(args_->kernel, args_->args);
     copy->checked.store(args_->checked.load(std::memory_order_relaxed), std::memory_order_relaxed);
@@ -68,7 +68,7 @@ LaunchArgs &Kernel::writableArgs() {
   return *args_.get();
 }
 
-ze_result_t Kernel::setArgument(uint32_t index, size_t size, const void *value) {
+ze_result_t KernelObject::setArgument(uint32_t index, size_t size, const void *value) {
   const auto &params = signature().params;
   if (index >= params.size()) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
   const core::KernelParam &param = params[index];
@@ -118,7 +118,7 @@ ze_result_t Kernel::setArgument(uint32_t index, size_t size, const void *value) 
   return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t Kernel::setGroupSize(uint32_t x, uint32_t y, uint32_t z) {
+ze_result_t KernelObject::setGroupSize(uint32_t x, uint32_t y, uint32_t z) {
   const std::array<uint32_t, 3> size{x, y, z};
   const auto &required = signature().requiredLocalSize;
   uint64_t total = uint64_t{x} * y * z;
@@ -128,8 +128,8 @@ ze_result_t Kernel::setGroupSize(uint32_t x, uint32_t y, uint32_t z) {
   return ZE_RESULT_SUCCESS;
 }
 
-LaunchPayload Kernel::launch(const ze_group_count_t *groupCount,
-                             const ze_group_count_t *indirectCounts) const {
+LaunchPayload KernelObject::launch(const ze_group_count_t *groupCount,
+                                   const ze_group_count_t *indirectCounts) const {
   if (unset_ > 0) fail(ZE_RESULT_ERROR_INVALID_ARGUMENT);  // an argument was never set
   LaunchPayload launch{args_, {}, indirectCounts};
   core::NDRange &range = launch.range;
@@ -166,7 +166,7 @@ ze_result_t zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *d
     requirePointer(desc->pKernelName);
     requirePointer(phKernel);
     if (desc->flags > 0x3) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    Module &module = *fromHandle<Module>(hModule);
+    ModuleObject &module = *fromHandle<ModuleObject>(hModule);
     if (module.unresolved().count(desc->pKernelName))
       return ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED;  // it calls builtins the device lacks
     core::Ref<core::Kernel> kernel;
@@ -177,7 +177,7 @@ ze_result_t zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *d
       throw;
     }
     if (!kernel->signature()) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
-    *phKernel = toHandle<ze_kernel_handle_t>(new Kernel(std::move(kernel)));
+    *phKernel = toHandle<ze_kernel_handle_t>(new KernelObject(std::move(kernel)));
     return ZE_RESULT_SUCCESS;
   });
 }
@@ -200,7 +200,7 @@ ze_result_t zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t global
                                      uint32_t *groupSizeX, uint32_t *groupSizeY,
                                      uint32_t *groupSizeZ) {
   return entry(ApiId::zeKernelSuggestGroupSize, [&] {
-    Kernel &kernel = kernelOf(hKernel);
+    KernelObject &kernel = kernelOf(hKernel);
     requirePointer(groupSizeX);
     requirePointer(groupSizeY);
     requirePointer(groupSizeZ);
@@ -233,7 +233,7 @@ ze_result_t zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argInd
 ze_result_t zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel,
                                       ze_kernel_indirect_access_flags_t flags) {
   return entry(ApiId::zeKernelSetIndirectAccess, [&] {
-    Kernel &kernel = kernelOf(hKernel);
+    KernelObject &kernel = kernelOf(hKernel);
     if (flags > 0x7) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     kernel.setIndirectAccess(flags);
     return ZE_RESULT_SUCCESS;
@@ -243,7 +243,7 @@ ze_result_t zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel,
 ze_result_t zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel,
                                       ze_kernel_indirect_access_flags_t *pFlags) {
   return entry(ApiId::zeKernelGetIndirectAccess, [&] {
-    Kernel &kernel = kernelOf(hKernel);
+    KernelObject &kernel = kernelOf(hKernel);
     requirePointer(pFlags);
     *pFlags = kernel.indirectAccess();
     return ZE_RESULT_SUCCESS;
@@ -276,7 +276,7 @@ ze_result_t zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_f
 ze_result_t zeKernelGetProperties(ze_kernel_handle_t hKernel,
                                   ze_kernel_properties_t *pKernelProperties) {
   return entry(ApiId::zeKernelGetProperties, [&] {
-    Kernel &kernel = kernelOf(hKernel);
+    KernelObject &kernel = kernelOf(hKernel);
     requirePointer(pKernelProperties);
     ze_kernel_properties_t &p = *pKernelProperties;
     const auto &required = kernel.signature().requiredLocalSize;

@@ -24,15 +24,15 @@ struct Allocation {
   size_t size;
   ze_memory_type_t type;
   uint64_t id;
-  Device *device;  // null for host memory and shared memory tied to no device
-  Context *context;
+  DeviceObject *device;  // null for host memory and shared memory tied to no device
+  ContextObject *context;
 };
 
 // Every allocation of the driver by base address, for lookups of pointers into them.
 class Allocations {
  public:
-  void *allocate(Context &context, ze_memory_type_t type, size_t size, size_t alignment,
-                 Device *device, bool relaxedLimit) {
+  void *allocate(ContextObject &context, ze_memory_type_t type, size_t size, size_t alignment,
+                 DeviceObject *device, bool relaxedLimit) {
     if (size == 0) fail(ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
     if (alignment & (alignment - 1)) fail(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
     if (size > driver().device().maxAllocBytes() && !relaxedLimit)
@@ -61,7 +61,7 @@ class Allocations {
     std::free(const_cast<void *>(ptr));
   }
 
-  void freeAllOf(const Context &context) {
+  void freeAllOf(const ContextObject &context) {
     std::unique_lock lock(mutex_);
     std::erase_if(byBase_, [&](const auto &entry) {
       if (entry.second.context != &context) return false;
@@ -124,7 +124,7 @@ ze_result_t zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t 
     requirePointer(desc);
     requirePointer(phContext);
     if (desc->flags > 0x1) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    *phContext = toHandle<ze_context_handle_t>(new Context);
+    *phContext = toHandle<ze_context_handle_t>(new ContextObject);
     return ZE_RESULT_SUCCESS;
   });
 }
@@ -139,14 +139,14 @@ ze_result_t zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_
     if (desc->flags > 0x1) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     if (numDevices > 0 && !phDevices) return ZE_RESULT_ERROR_INVALID_SIZE;
     for (uint32_t i = 0; i < numDevices; ++i) deviceOf(phDevices[i]);
-    *phContext = toHandle<ze_context_handle_t>(new Context);
+    *phContext = toHandle<ze_context_handle_t>(new ContextObject);
     return ZE_RESULT_SUCCESS;
   });
 }
 
 ze_result_t zeContextDestroy(ze_context_handle_t hContext) {
   return entry(ApiId::zeContextDestroy, [&] {
-    Context &context = contextOf(hContext);
+    ContextObject &context = contextOf(hContext);
     allocations().freeAllOf(context);
     delete &context;
     return ZE_RESULT_SUCCESS;
@@ -195,11 +195,11 @@ ze_result_t zeMemAllocShared(ze_context_handle_t hContext,
                              const ze_host_mem_alloc_desc_t *host_desc, size_t size,
                              size_t alignment, ze_device_handle_t hDevice, void **pptr) {
   return entry(ApiId::zeMemAllocShared, [&] {
-    Context &context = contextOf(hContext);
+    ContextObject &context = contextOf(hContext);
     checkDeviceDesc(device_desc);
     checkHostDesc(host_desc);
     requirePointer(pptr);
-    Device *device = hDevice ? &deviceOf(hDevice) : nullptr;  // the device is optional
+    DeviceObject *device = hDevice ? &deviceOf(hDevice) : nullptr;  // the device is optional
     *pptr = allocations().allocate(context, ZE_MEMORY_TYPE_SHARED, size, alignment, device,
                                    relaxedLimit(device_desc));
     return ZE_RESULT_SUCCESS;
@@ -210,8 +210,8 @@ ze_result_t zeMemAllocDevice(ze_context_handle_t hContext,
                              const ze_device_mem_alloc_desc_t *device_desc, size_t size,
                              size_t alignment, ze_device_handle_t hDevice, void **pptr) {
   return entry(ApiId::zeMemAllocDevice, [&] {
-    Context &context = contextOf(hContext);
-    Device &device = deviceOf(hDevice);
+    ContextObject &context = contextOf(hContext);
+    DeviceObject &device = deviceOf(hDevice);
     checkDeviceDesc(device_desc);
     requirePointer(pptr);
     *pptr = allocations().allocate(context, ZE_MEMORY_TYPE_DEVICE, size, alignment, &device,
@@ -223,7 +223,7 @@ ze_result_t zeMemAllocDevice(ze_context_handle_t hContext,
 ze_result_t zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc,
                            size_t size, size_t alignment, void **pptr) {
   return entry(ApiId::zeMemAllocHost, [&] {
-    Context &context = contextOf(hContext);
+    ContextObject &context = contextOf(hContext);
     checkHostDesc(host_desc);
     requirePointer(pptr);
     *pptr = allocations().allocate(context, ZE_MEMORY_TYPE_HOST, size, alignment, nullptr, false);

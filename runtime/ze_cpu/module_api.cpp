@@ -15,9 +15,9 @@
 namespace xpurt::ze_cpu {
 namespace {
 
-Module &moduleOf(ze_module_handle_t handle) {
+ModuleObject &moduleOf(ze_module_handle_t handle) {
   requireHandle(handle);
-  return *fromHandle<Module>(handle);
+  return *fromHandle<ModuleObject>(handle);
 }
 
 // Level Zero passes each specialization constant as a pointer to a value whose size is the
@@ -53,7 +53,7 @@ void giveLog(ze_module_build_log_handle_t *phBuildLog, std::string text) {
 
 }  // namespace
 
-Module::Module(core::Ref<core::Module> module, std::vector<std::string> kernelNames)
+ModuleObject::ModuleObject(core::Ref<core::Module> module, std::vector<std::string> kernelNames)
     : module_(std::move(module)), names_(std::move(kernelNames)) {
   for (const std::string &name : names_) {
     namePointers_.push_back(name.c_str());
@@ -72,7 +72,7 @@ ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDev
                            ze_module_build_log_handle_t *phBuildLog) {
   return entry(ApiId::zeModuleCreate, [&] {
     contextOf(hContext);
-    Device &device = deviceOf(hDevice);
+    DeviceObject &device = deviceOf(hDevice);
     requirePointer(desc);
     requirePointer(desc->pInputModule);
     requirePointer(phModule);
@@ -89,7 +89,7 @@ ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDev
     std::string name = "zeModuleCreate input (" + std::to_string(desc->inputSize) + " bytes)";
     std::span<const std::byte> bytes(reinterpret_cast<const std::byte *>(desc->pInputModule),
                                      desc->inputSize);
-    std::unique_ptr<Module> module;
+    std::unique_ptr<ModuleObject> module;
     try {
       std::vector<uint32_t> words = spirv::toWords(bytes, name);
       core::ModuleOptions options;
@@ -97,8 +97,8 @@ ze_result_t zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDev
       if (desc->pConstants)
         options.specConstants = specConstantValues(words, *desc->pConstants, name);
       core::Ref<core::Module> compiled = device.cpu().loadSpirv(bytes, name, options);
-      module =
-          std::make_unique<Module>(std::move(compiled), spirv::readPreamble(words, name).kernels);
+      module = std::make_unique<ModuleObject>(std::move(compiled),
+                                              spirv::readPreamble(words, name).kernels);
     } catch (const core::Error &e) {
       describeError(e.what());
       if (e.code() == XPURT_ERROR_OUT_OF_MEMORY) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -178,7 +178,7 @@ ze_result_t zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount,
 ze_result_t zeModuleGetProperties(ze_module_handle_t hModule,
                                   ze_module_properties_t *pModuleProperties) {
   return entry(ApiId::zeModuleGetProperties, [&] {
-    Module &module = moduleOf(hModule);
+    ModuleObject &module = moduleOf(hModule);
     requirePointer(pModuleProperties);
     pModuleProperties->flags = module.unresolved().empty() ? 0 : ZE_MODULE_PROPERTY_FLAG_IMPORTS;
     return ZE_RESULT_SUCCESS;

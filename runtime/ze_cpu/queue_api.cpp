@@ -27,7 +27,7 @@ ze_result_t zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_
                                  ze_command_queue_handle_t *phCommandQueue) {
   return entry(ApiId::zeCommandQueueCreate, [&] {
     contextOf(hContext);
-    Device &device = deviceOf(hDevice);
+    DeviceObject &device = deviceOf(hDevice);
     bool synchronous = checkQueueDesc(desc);
     requirePointer(phCommandQueue);
     auto *queue = new CommandQueue(device, desc->ordinal, desc->index, synchronous);

@@ -17,7 +17,7 @@ inline bool recording() {
 }
 
 // Records a command that ran on (ordinal, index), appended to `source`.
-void record(const Command &command, uint32_t ordinal, uint32_t index, CommandList *source,
+void record(const RecordedCommand &command, uint32_t ordinal, uint32_t index, CommandList *source,
             ze_result_t result);
 
 }  // namespace xpurt::ze_cpu
