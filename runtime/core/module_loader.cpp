@@ -160,4 +160,11 @@ Ref<Module> loadModule(Device &device, const ModuleSource &source, const ModuleO
   fail(XPURT_ERROR_INVALID_ARGUMENT, "unknown module source");
 }
 
+void failDriverModule(const DriverModuleFailure &f) {
+  XpurtResult code = f.code == XPURT_ERROR_UNKNOWN ? XPURT_ERROR_INVALID_MODULE : f.code;
+  fail(code, "module '{}': the {} driver could not {} it for {} ({} failed with {}){}{}", f.module,
+       f.driver, f.verb, f.device, f.call, f.result, f.log.empty() ? "" : "; ",
+       f.log.empty() ? std::string() : fmt::format("{}:\n{}", f.logName, f.log));
+}
+
 }  // namespace xpurt::core

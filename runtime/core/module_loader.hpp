@@ -7,6 +7,8 @@
 
 #include "backend.hpp"
 
+#include <string_view>
+
 namespace xpurt::core {
 
 // Throws NOT_FOUND, INVALID_MODULE, INVALID_ARGUMENT or UNSUPPORTED with a message that says
@@ -16,5 +18,21 @@ Ref<Module> loadModule(Device &device, const ModuleSource &source, const ModuleO
 // A SPIR-V module in memory (such as a linked one), named `name` in messages.
 Ref<Module> loadSpirvModule(Device &device, std::span<const std::byte> spirv,
                             const std::string &name, const ModuleOptions &options);
+
+// What a device's driver said when it refused to build or load a module's code.
+struct DriverModuleFailure {
+  XpurtResult code;          // the driver's result as xpurt's; UNKNOWN becomes INVALID_MODULE
+  std::string_view module;   // the module's name
+  std::string_view driver;   // "CUDA", "Level Zero"
+  std::string_view verb;     // what it could not do: "build", "load"
+  std::string_view device;   // the device's label
+  std::string_view call;     // the driver call that failed
+  std::string_view result;   // its result's name
+  std::string_view logName;  // "build log", "JIT log"
+  std::string_view log;      // the driver's log, may be empty
+};
+
+// Throws the error every device reports for such a refusal, quoting the driver's log.
+[[noreturn]] void failDriverModule(const DriverModuleFailure &failure);
 
 }  // namespace xpurt::core

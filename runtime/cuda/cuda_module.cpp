@@ -4,6 +4,7 @@
 #include "core/disk_cache.hpp"
 #include "core/jit_worker.hpp"
 #include "core/log.hpp"
+#include "core/module_loader.hpp"
 #include "jit_build_id.h"
 #include "ptx_compiler.hpp"
 #include "spirv/module_linking.hpp"
@@ -65,12 +66,10 @@ CUmodule loadImage(CudaDevice &device, const void *image, const std::string &nam
   info.resize(std::strlen(info.c_str()));
   if (r != CUDA_SUCCESS) {
     XpurtResult code = toXpurtResult(r);
-    if (code == XPURT_ERROR_UNKNOWN || code == XPURT_ERROR_INVALID_ARGUMENT)
-      code = XPURT_ERROR_INVALID_MODULE;
-    core::fail(code,
-               "module '{}': the CUDA driver could not load it for {} (cuModuleLoadDataEx failed "
-               "with {}){}{}",
-               name, device.label(), resultName(r), errors.empty() ? "" : "; JIT log:\n", errors);
+    // The driver says INVALID_VALUE of PTX it cannot read.
+    if (code == XPURT_ERROR_INVALID_ARGUMENT) code = XPURT_ERROR_INVALID_MODULE;
+    core::failDriverModule({code, name, "CUDA", "load", device.label(), "cuModuleLoadDataEx",
+                            resultName(r), "JIT log", errors});
   }
   if (!info.empty()) core::log().debug("module '{}': CUDA JIT log:\n{}", name, info);
   return module;

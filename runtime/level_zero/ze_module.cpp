@@ -4,6 +4,7 @@
 #include "core/disk_cache.hpp"
 #include "core/jit_worker.hpp"
 #include "core/log.hpp"
+#include "core/module_loader.hpp"
 #include "jit_build_id.h"
 #include "spirv/extension_lowering.hpp"
 #include "spirv/kernel_reflection.hpp"
@@ -87,14 +88,9 @@ ze_module_handle_t createModule(ZeDevice &device, ze_module_format_t format,
     return zeModuleCreate(device.context().handle(), device.handle(), &desc, &module, &log);
   });
   std::string text = buildLog(log);
-  if (r != ZE_RESULT_SUCCESS) {
-    XpurtResult code = toXpurtResult(r);
-    if (code == XPURT_ERROR_UNKNOWN) code = XPURT_ERROR_INVALID_MODULE;
-    core::fail(code,
-               "module '{}': the Level Zero driver could not build it for {} "
-               "(zeModuleCreate failed with {}){}{}",
-               name, device.label(), resultName(r), text.empty() ? "" : "; build log:\n", text);
-  }
+  if (r != ZE_RESULT_SUCCESS)
+    core::failDriverModule({toXpurtResult(r), name, "Level Zero", "build", device.label(),
+                            "zeModuleCreate", resultName(r), "build log", text});
   if (!text.empty()) core::log().info("module '{}': build log:\n{}", name, text);
   return module;
 }
