@@ -454,7 +454,7 @@ XPURT_API XpurtResult xpurtQueueEndCapture(XpurtTaskQueue queue);
 
 /* Checks every node against device (its views and kernels must be usable there) and lowers
  * the graph for it: a DAG of dependency counters on oneTBB on the CPU, one CUDA graph on a
- * CUDA device, the nodes submitted one by one on Level Zero. A cycle is
+ * CUDA device, regular command lists recorded once on Level Zero. A cycle is
  * INVALID_ARGUMENT. Later changes to graph do not change the executable graph. */
 XPURT_API XpurtResult xpurtGraphInstantiate(XpurtGraph graph, XpurtDevice device,
                                             XpurtGraphExec *exec);

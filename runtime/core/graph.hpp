@@ -1,8 +1,8 @@
 // Graphs: commands recorded once with the dependencies between them. A Graph is a list of
 // nodes, each checked when it is added (the CommandBuilder's checks) and ordered after its
 // explicit dependencies and after the earlier nodes whose declared memory it conflicts with.
-// Instantiating it for a device flattens it (graph_program.hpp) and hands it to the device's
-// lowering (GraphExec); nodes are numbered in the order they were added.
+// Instantiating it for a device flattens it (GraphProgram, graph_exec.hpp) and hands it to the
+// device's lowering (GraphExec); nodes are numbered in the order they were added.
 #pragma once
 
 #include "command.hpp"

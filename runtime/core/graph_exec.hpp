@@ -1,6 +1,6 @@
 // Executable graphs. Instantiation checks every node against the device, flattens child
 // graphs and sorts the nodes (GraphProgram), then lets the device lower the program
-// (Device::instantiateGraph): the CPU runs it as a DAG of dependency counters; a device that
+// (Device::lowerGraph): the CPU runs it as a DAG of dependency counters; a device that
 // has no lowering of its own gets the GraphExec here, whose launches the queue submits node by
 // node. Rebinding makes a new program, so a launch already made keeps the bindings it had.
 #pragma once

@@ -23,7 +23,7 @@ namespace xpurt::cpu {
 static constexpr size_t kAlignment = 64;  // a cache line: no false sharing between views
 // Allocations this large start on a 2 MiB boundary and ask for transparent huge pages: a copy or
 // kernel streaming through them then misses the TLB once per 2 MiB rather than once per 4 KiB
-// (the pipeline sample's copies and kernels about 1.1x as fast, docs/PERFORMANCE.md).
+// (the pipeline sample's copies and kernels about 1.1x as fast, docs/history/performance-log.md).
 static constexpr size_t kHugePageBytes = size_t{2} << 20;
 static constexpr unsigned char kPoison = 0xA5;
 

@@ -15,7 +15,7 @@ namespace xpurt::cpu {
 
 // Copies at least this large write around the caches: their destination cannot stay in a
 // core's caches anyway, and non-temporal stores skip reading each destination line first
-// (the pipeline sample's 16 MiB copies: about 1.3x as fast, docs/PERFORMANCE.md).
+// (the pipeline sample's 16 MiB copies: about 1.3x as fast, docs/history/performance-log.md).
 constexpr size_t kStreamingCopyBytes = size_t{4} << 20;
 
 #if defined(__x86_64__)
@@ -28,7 +28,8 @@ inline size_t alignDestination(std::byte *dst, const std::byte *src, size_t size
 
 // One stream of 32-byte loads and stores: about 1.1x the 16-byte loop's speed for 16 MiB,
 // also with a source 16 bytes off (a std::vector's data), where every other load splits a
-// cache line. Two streams at once (each half of the copy) were slower: docs/PERFORMANCE.md.
+// cache line. Two streams at once (each half of the copy) were slower:
+// docs/history/performance-log.md.
 __attribute__((target("avx2"))) inline void streamCopy32(std::byte *dst, const std::byte *src,
                                                          size_t size) {
   size_t done = alignDestination(dst, src, size, 32);

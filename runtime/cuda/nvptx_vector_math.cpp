@@ -16,7 +16,7 @@ namespace {
 
 // A vector math function whose body is smaller per element keeps it (fabs, fmin, mad, exp,
 // ...): there a call per element would be a large share of the work. Above it, calls cost a
-// kernel of sin, cos and pow on float4 4.5 % (docs/PERFORMANCE.md, CUDA).
+// kernel of sin, cos and pow on float4 4.5 % (docs/history/performance-log.md, CUDA).
 constexpr unsigned kMinInstructionsPerElement = 64;
 
 // OpenCL C's math functions: each applies to a vector element by element (6.15.2), which the

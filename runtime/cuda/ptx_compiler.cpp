@@ -128,7 +128,8 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm) {
 // each function's slow path. ptxas then spills predicates into registers and back, and the
 // kernel needs twice the registers (48) and 10% more instructions than nvcc's of the same
 // source; without the pass, 32 registers, and within 3% of nvcc's speed instead of 10%
-// (docs/PERFORMANCE.md). nvcc leaves such scheduling to ptxas too.
+// (docs/history/performance-log.md, Vector math at nvcc's level). nvcc leaves such scheduling
+// to ptxas too.
 std::string emitPtx(llvm::Module &m, llvm::TargetMachine &tm, const std::string &name) {
   auto &target = static_cast<llvm::LLVMTargetMachine &>(tm);
   llvm::SmallString<0> ptx;

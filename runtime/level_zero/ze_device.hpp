@@ -48,7 +48,7 @@ class ZeDevice final : public core::Device {
   // GPUs run OpenCL kernels at.
   uint32_t programCount() const override { return 16; }
   // Level Zero launches whole groups only: a partial last work-group is a launch of its own,
-  // of a variant of the module that takes the launch's values (ZeModule::partialGroupModule).
+  // of a variant of the module that takes the launch's values (ZeModule::launchValueVariant).
   bool prefersWholeWorkGroups() const override { return true; }
   // SHARED and HOST memory belong to a context: one per driver.
   bool sharesMemoryWith(const core::Device &other) const override {

@@ -239,7 +239,7 @@ TEST_F(ModuleTest, KernelsKeepTheirModuleAlive) {
 }
 
 TEST_F(ModuleTest, AKernelCallingAMissingBuiltinFailsAloneAndNamesIt) {
-  // xpurt_missing_builtin.spv: `uses_missing` calls an overloaded function no library defines;
+  // xpurt_test_missing_builtin.spv: `uses_missing` calls an overloaded function no library defines;
   // `fill_ones` in the same module does not.
   std::string path = (kernelsLibrary().parent_path() / "xpurt_test_missing_builtin.spv").string();
   ASSERT_EQ(xpurtLoadModuleFromFile(device, path.c_str(), nullptr, &loaded), XPURT_SUCCESS)

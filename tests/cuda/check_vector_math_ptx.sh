@@ -8,7 +8,7 @@
 # ran, 32 without it: runtime/cuda/ptx_compiler.cpp, emitPtx; nvcc's of the same source, 24);
 # and that group_sums reads its group id from its parameters, not through shared memory
 # (runtime/cuda/nvptx_kernels.cpp, forwardLaunchValues).
-#   check_vector_math_ptx.sh XPURT_COMPILE MODULE WORK [LIBDEVICE [PTXAS]]
+#   check_vector_math_ptx.sh COMPILE MODULE WORK [LIBDEVICE [PTXAS]]   (COMPILE: xpurt-compile)
 set -eu
 compile=$1 module=$2 work=$3 libdevice=${4:-} ptxas=${5:-}
 mkdir -p "$work"
