@@ -50,16 +50,17 @@ bool CpuGraphExec::runNode(const GraphProgram &program, uint32_t index, bool aft
 }
 
 void CpuGraphExec::spawn(const GraphProgram &program, uint32_t node, tbb::task_group &group) {
-  // The token travels in the task: reading a member for it would come before the acquire.
-  std::atomic<uint32_t> *token = &unmet_[node];
-  tbb::task_handle task = group.defer([this, &program, node, &group, token] {
-    TbbHandOff::receiveTask(token);
-    runFrom(program, node, group);
-    TbbHandOff::sendTask(&joinToken_);
-  });
-  // Sent once the task holds its captures, so that they are written before the release.
-  TbbHandOff::sendTask(token);
-  group.run(std::move(task));
+  struct Spawned {
+    CpuGraphExec *self;
+    const GraphProgram *program;
+    uint32_t node;
+    tbb::task_group *group;
+  };
+  group.run(group.defer([sent = TbbHandOff::Captures(Spawned{this, &program, node, &group})] {
+    const Spawned &s = sent.received();
+    s.self->runFrom(*s.program, s.node, *s.group);
+    TbbHandOff::sendTask(&s.self->joinToken_);
+  }));
 }
 
 namespace {
@@ -77,14 +78,19 @@ void CpuGraphExec::releaseRange(const GraphProgram &program, uint32_t begin, uin
                                 bool afterFailure, tbb::task_group &group, uint32_t depth) {
   while (end - begin > kLeafEdges) {
     uint32_t mid = begin + (end - begin) / 2;
-    const uint32_t *token = &program.succs[mid];
-    tbb::task_handle task = group.defer([this, &program, mid, end, afterFailure, &group, token] {
-      TbbHandOff::receiveTask(const_cast<uint32_t *>(token));
-      releaseRange(program, mid, end, afterFailure, group, 0);
-      TbbHandOff::sendTask(&joinToken_);
-    });
-    TbbHandOff::sendTask(const_cast<uint32_t *>(token));
-    group.run(std::move(task));
+    struct Range {
+      CpuGraphExec *self;
+      const GraphProgram *program;
+      uint32_t begin, end;
+      bool afterFailure;
+      tbb::task_group *group;
+    };
+    group.run(group.defer(
+        [sent = TbbHandOff::Captures(Range{this, &program, mid, end, afterFailure, &group})] {
+          const Range &r = sent.received();
+          r.self->releaseRange(*r.program, r.begin, r.end, r.afterFailure, *r.group, 0);
+          TbbHandOff::sendTask(&r.self->joinToken_);
+        }));
     end = mid;
   }
   for (uint32_t e = begin; e < end; ++e) {

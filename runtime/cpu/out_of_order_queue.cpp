@@ -68,42 +68,45 @@ void OutOfOrderRunner::dispatch(Node *node) {
     ++tasksInFlight_;
     scheduleHostTurn();  // the fallback for a copy no arena thread starts
     scheduleComputeTurn();
-    tbb::task_handle task = group_->defer([this] {
-      TbbHandOff::receiveTask(this);
-      Node *copy = nullptr;
-      {
-        std::lock_guard take(mutex_);
-        if (!copyReady_.empty()) {
-          copy = copyReady_.top();
-          copyReady_.pop();
-        }
-      }
-      if (copy) finish(copy);
-      std::lock_guard done(mutex_);
-      if (--tasksInFlight_ == 0) wake_.notify_all();
-    });
-    // Sent once the task holds its captures: they are written before the release. The node
-    // itself travels through copyReady_ and mutex_.
-    TbbHandOff::sendTask(this);
-    device_->arena().enqueue(std::move(task));
+    device_->arena().enqueue(group_->defer([sent = TbbHandOff::Captures(this)] {
+      // The node itself travels through copyReady_ and mutex_.
+      OutOfOrderRunner *self = sent.received();
+      self->runReadyCopy();
+    }));
   } else if (node->cmd.isLaunch()) {
     // Into the arena at once, from whichever thread made it ready, beside the tasks already
     // running there; the compute engine joins the arena while tasks are in flight.
     ++tasksInFlight_;
     scheduleComputeTurn();
-    tbb::task_handle task = group_->defer([this, node] {
-      TbbHandOff::receiveTask(node);
-      finish(node);
-      std::lock_guard done(mutex_);
-      if (--tasksInFlight_ == 0) wake_.notify_all();
-    });
-    TbbHandOff::sendTask(node);
-    device_->arena().enqueue(std::move(task));
+    device_->arena().enqueue(group_->defer([sent = TbbHandOff::Captures(std::pair(this, node))] {
+      auto [self, ready] = sent.received();
+      self->finish(ready);
+      self->taskEnded();
+    }));
   } else {
     hostReady_.push(node);
     scheduleHostTurn();
   }
   wake_.notify_all();
+}
+
+// In an arena task: the earliest ready copy, if the host turn has not taken it.
+void OutOfOrderRunner::runReadyCopy() {
+  Node *copy = nullptr;
+  {
+    std::lock_guard take(mutex_);
+    if (!copyReady_.empty()) {
+      copy = copyReady_.top();
+      copyReady_.pop();
+    }
+  }
+  if (copy) finish(copy);
+  taskEnded();
+}
+
+void OutOfOrderRunner::taskEnded() {
+  std::lock_guard done(mutex_);
+  if (--tasksInFlight_ == 0) wake_.notify_all();
 }
 
 void OutOfOrderRunner::finish(Node *node) {

@@ -55,6 +55,8 @@ class OutOfOrderRunner final : public core::EventDriver,
   void dependencyMet(Node *node);
   void dispatch(Node *node);
   void finish(Node *node);
+  void runReadyCopy();  // an arena task's copy
+  void taskEnded();     // an arena task's last step
   // The turns, posted to the device's host executor while they have work (mutex_ held). Each
   // holds the runner; the compute turn ends after every arena task has, so no task outlives it.
   void scheduleHostTurn();

@@ -63,11 +63,32 @@ class TbbHandOff {
     acquireDeadStack();
   }
 
-  // For a task handed over alone (task_arena::enqueue, task_group::run): the sender builds it
-  // first (task_group::defer, so that its captures are written before the release), then calls
-  // sendTask(t) and hands it over; the task calls receiveTask(t) first, with the same token.
+  // A release and an acquire on a token both sides know without reading memory the other
+  // wrote (a member of a graph's executable, after its tasks are joined).
   static void sendTask(void *token) { release(static_cast<char *>(token)); }
   static void receiveTask(void *token) { acquire(static_cast<char *>(token)); }
+
+  // What a task handed over alone (task_arena::enqueue, task_group::run) captures, stated to
+  // TSan as handed over with it. Its constructor runs where oneTBB keeps the task, after the
+  // value is written, and releases on its own address; the task calls received() before it
+  // reads anything it captured, which acquires on the same address — computed from the task's
+  // own, so nothing is read before the acquire. (A token read from the captures would be.)
+  template <class T>
+  class Captures {
+   public:
+    explicit Captures(T value) : value_(std::move(value)) { release(token()); }
+    Captures(const Captures &o) : value_(o.value_) { release(token()); }
+    Captures(Captures &&o) noexcept : value_(std::move(o.value_)) { release(token()); }
+    Captures &operator=(const Captures &) = delete;
+    const T &received() const {
+      acquire(token());
+      return value_;
+    }
+
+   private:
+    char *token() const { return reinterpret_cast<char *>(const_cast<Captures *>(this)); }
+    T value_;
+  };
 
  private:
   struct Finished {
