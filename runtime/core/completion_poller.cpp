@@ -17,7 +17,13 @@ struct CompletionPoller::State {
   // Bumped by activate and wake, readable without the lock: the thread looks for new work
   // for a moment before it sleeps.
   std::atomic<uint64_t> changes{0};
-  bool sleeping = false;
+  // Bumped (under the lock) when a source is added: the thread copies `active` only then, so a
+  // turn over sources that did not change takes no lock.
+  std::atomic<uint64_t> activations{0};
+  // Set under the lock before the thread waits on `work`, then `changes` read: wake() bumps
+  // `changes`, then reads this (both sequentially consistent), so either the thread sees the
+  // change or wake() sees it asleep and notifies. A wake of a running thread takes no lock.
+  std::atomic<bool> sleeping{false};
   bool stopping = false;
   bool started = false;
 };
@@ -43,7 +49,8 @@ bool CompletionPoller::onThisThread() const {
 void CompletionPoller::activate(std::shared_ptr<CompletionSource> source) {
   std::unique_lock lock(state_->mutex);
   state_->active.push_back(std::move(source));
-  state_->changes.fetch_add(1, std::memory_order_release);
+  state_->activations.fetch_add(1, std::memory_order_release);
+  state_->changes.fetch_add(1, std::memory_order_seq_cst);
   if (!state_->started) {
     state_->started = true;
     lock.unlock();
@@ -54,17 +61,21 @@ void CompletionPoller::activate(std::shared_ptr<CompletionSource> source) {
 }
 
 void CompletionPoller::wake() {
+  state_->changes.fetch_add(1, std::memory_order_seq_cst);
+  if (!state_->sleeping.load(std::memory_order_seq_cst)) return;
   std::lock_guard lock(state_->mutex);
-  state_->changes.fetch_add(1, std::memory_order_release);
-  if (state_->sleeping) state_->work.notify_one();
+  state_->work.notify_one();
 }
 
 void CompletionPoller::threadBody(std::shared_ptr<State> state) {
   pollerOfThread = state.get();
+  // A copy of `active`, taken when a source was added since the last copy; emptied sources
+  // leave both.
   std::vector<std::shared_ptr<CompletionSource>> sources;
+  uint64_t copiedAt = 0;
   for (;;) {
     uint64_t seen;
-    {
+    if (sources.empty() || state->activations.load(std::memory_order_acquire) != copiedAt) {
       std::unique_lock lock(state->mutex);
       if (state->active.empty()) {
         if (state->stopping) return;
@@ -78,13 +89,16 @@ void CompletionPoller::threadBody(std::shared_ptr<State> state) {
           cpuRelax();
         }
         lock.lock();
-        state->sleeping = true;
+        state->sleeping.store(true, std::memory_order_seq_cst);
         state->work.wait(lock, [&] { return !state->active.empty() || state->stopping; });
-        state->sleeping = false;
+        state->sleeping.store(false, std::memory_order_relaxed);
         continue;
       }
       sources = state->active;
-      seen = state->changes.load(std::memory_order_acquire);
+      copiedAt = state->activations.load(std::memory_order_relaxed);
+      seen = state->changes.load(std::memory_order_seq_cst);
+    } else {
+      seen = state->changes.load(std::memory_order_seq_cst);
     }
     bool advanced = false;
     std::vector<const CompletionSource *> emptied;
@@ -94,19 +108,21 @@ void CompletionPoller::threadBody(std::shared_ptr<State> state) {
       if (p.empty) emptied.push_back(s.get());
     }
     if (!emptied.empty()) {
-      std::lock_guard lock(state->mutex);
-      // One entry for each source emptied: one that became active again since is listed
-      // again after it (CompletionSource::progress reports empty once per activation).
-      for (const CompletionSource *e : emptied)
-        for (auto it = state->active.begin(); it != state->active.end(); ++it)
-          if (it->get() == e) {
-            state->active.erase(it);
-            break;
-          }
-    }
-    sources.clear();  // a source's last reference may go here, and with it its device's
-    if (advanced || !emptied.empty() || state->changes.load(std::memory_order_acquire) != seen)
+      {
+        std::lock_guard lock(state->mutex);
+        // One entry for each source emptied: one that became active again since is listed
+        // again after it (CompletionSource::progress reports empty once per activation).
+        for (const CompletionSource *e : emptied)
+          for (auto it = state->active.begin(); it != state->active.end(); ++it)
+            if (it->get() == e) {
+              state->active.erase(it);
+              break;
+            }
+      }
+      sources.clear();  // a source's last reference may go here, and with it its device's
       continue;
+    }
+    if (advanced || state->changes.load(std::memory_order_seq_cst) != seen) continue;
     // Nothing moved: wait on the oldest source's device work for a moment.
     std::shared_ptr<CompletionSource> first;
     {
@@ -116,11 +132,11 @@ void CompletionPoller::threadBody(std::shared_ptr<State> state) {
     if (first && first->waitAwhile(kWaitNs)) continue;
     // Only host work pending (a host callback running): sleep until it ends and wakes us.
     std::unique_lock lock(state->mutex);
-    state->sleeping = true;
+    state->sleeping.store(true, std::memory_order_seq_cst);
     state->work.wait_for(lock, std::chrono::milliseconds(1), [&] {
-      return state->changes.load(std::memory_order_acquire) != seen || state->stopping;
+      return state->changes.load(std::memory_order_seq_cst) != seen || state->stopping;
     });
-    state->sleeping = false;
+    state->sleeping.store(false, std::memory_order_relaxed);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "spin_wait.hpp"
 #include "task_queue.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -99,8 +100,8 @@ class Completions final : public CompletionSource,
       std::lock_guard lock(mutex_);
       pending_.push_back(std::move(command));
       ++pushed_;
-      activate = !listed_;
-      listed_ = true;
+      activate = !listed_.load(std::memory_order_relaxed);
+      listed_.store(true, std::memory_order_relaxed);
       done.swap(reaped_);
     }
     if (activate)
@@ -120,10 +121,10 @@ class Completions final : public CompletionSource,
     if (completed_ < target) {
       lock.unlock();
       // The device's work is often microseconds away: look for it here before sleeping.
-      auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+      SpinDeadline deadline(kSpinBeforeSleep);
       do {
         tryProgress();
-      } while (completedSoFar() < target && std::chrono::steady_clock::now() < until);
+      } while (completedSoFar() < target && !deadline.passed());
       HostExecutor::Blocking blocking;
       lock.lock();
       drained_.wait(lock, [&] { return completed_ >= target; });
@@ -145,7 +146,7 @@ class Completions final : public CompletionSource,
   // in hand: after drain(), the queue may go, and its device with it.
   void waitIdle() {
     std::unique_lock lock(mutex_);
-    idle_.wait(lock, [&] { return !listed_ && hostJobs_ == 0; });
+    idle_.wait(lock, [&] { return !listed_.load(std::memory_order_relaxed) && hostJobs_ == 0; });
   }
 
   // Once every pending command has completed, runs cleanup (destroying what the queue's
@@ -182,33 +183,34 @@ class Completions final : public CompletionSource,
     // The device's work is often microseconds away: the waiter looks for it itself before it
     // sleeps, rather than wait for the poller to see it and wake it (on the H100 a launch and
     // its wait took 4 µs longer that way).
-    auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
-    while (!done() && std::chrono::steady_clock::now() < until) tryProgress();
+    SpinDeadline deadline(kSpinBeforeSleep);
+    while (!done() && !deadline.passed()) tryProgress();
   }
 
   // CompletionSource
   Progress progress() override {
     std::unique_lock run(progressMutex_, std::try_to_lock);
     if (!run.owns_lock()) return {false, false};  // a waiter is at it
+    // Only this thread, holding progressMutex_, unlists the queue.
+    if (!listed_.load(std::memory_order_relaxed))
+      return {false, true};  // a second entry of an activation that has ended
+    Progress p;
+    bool mayBeEmpty = false;
+    p.advanced = advance(&mayBeEmpty);
+    if (!mayBeEmpty) return p;  // the common turn: no second lock
     // While listed, the queue and so its device are alive: the queue's destructor waits until
     // it is not. Once the queue is seen idle below, the destructor may return and the device
     // go, while this thread still releases what the commands held (the backend's release
     // uses the device): the device is kept until then.
     Ref<Device> device;
-    {
-      std::lock_guard lock(mutex_);
-      if (!listed_) return {false, true};  // a second entry of an activation that has ended
-      device = Ref<Device>(&device_);
-    }
-    Progress p;
-    p.advanced = advance();
     std::function<void()> cleanup;
     std::vector<Pending> done;
     {
       std::lock_guard lock(mutex_);
       if (pending_.empty()) {
         p.empty = true;
-        listed_ = false;
+        device = Ref<Device>(&device_);
+        listed_.store(false, std::memory_order_relaxed);
         cleanup = std::move(cleanup_);
         done.swap(reaped_);  // idle: nobody may submit again soon
         if (hostJobs_ == 0) idle_.notify_all();
@@ -251,14 +253,17 @@ class Completions final : public CompletionSource,
            what);
   }
 
-  uint64_t completedSoFar() {
-    std::lock_guard lock(mutex_);
-    return completed_;
-  }
+  uint64_t completedSoFar() const { return completed_.load(std::memory_order_acquire); }
 
+  // Advances unless another thread is at it; then pauses, rather than take the lock's cache
+  // line from it again at once.
   void tryProgress() {
     std::unique_lock run(progressMutex_, std::try_to_lock);
-    if (run.owns_lock()) advance();
+    bool mayBeEmpty;
+    if (run.owns_lock())
+      advance(&mayBeEmpty);
+    else
+      cpuRelax();
   }
 
   void setStage(Pending &p, Stage stage) {
@@ -267,20 +272,31 @@ class Completions final : public CompletionSource,
   }
 
   // progressMutex_ held. Completes what is reached and hands out host work that is due; pops
-  // the completed commands at the front. Returns whether anything happened.
-  bool advance() {
+  // the completed commands at the front. Returns whether anything happened; *mayBeEmpty is
+  // false where the queue surely has commands pending still. Takes the mutex once per command
+  // looked at, and once more only where there is something to pop: the poller calls it in a
+  // loop while a submitting thread pushes.
+  bool advance(bool *mayBeEmpty) {
     bool advanced = false;
     bool allBeforeFinished = true;
+    bool frontFinished = false;  // finished by another thread (host work), to pop
+    *mayBeEmpty = false;
     for (size_t i = 0;; ++i) {
       Pending *p;
       Stage stage;
       {
         std::lock_guard lock(mutex_);
-        if (i >= pending_.size()) break;
+        if (i >= pending_.size()) {
+          if (i == 0) *mayBeEmpty = true;
+          break;
+        }
         p = &pending_[i];  // only this function removes entries, and not before the end
         stage = p->stage;
       }
-      if (stage == Stage::Finished) continue;
+      if (stage == Stage::Finished) {
+        if (i == 0) frontFinished = true;
+        continue;
+      }
       if (stage == Stage::Queued && (p->isHostCallback() || backend_->needsHostStep(*p))) {
         // Host work waits for every command before it.
         if (allBeforeFinished) {
@@ -310,6 +326,7 @@ class Completions final : public CompletionSource,
       finish(*p, r, std::move(failure));
       advanced = true;
     }
+    if (!advanced && !frontFinished) return false;
     std::vector<Pending> overflow;
     bool popped = false;
     {
@@ -317,9 +334,10 @@ class Completions final : public CompletionSource,
       while (!pending_.empty() && pending_.front().stage == Stage::Finished) {
         reaped_.push_back(std::move(pending_.front()));
         pending_.pop_front();
-        ++completed_;
+        completed_.fetch_add(1, std::memory_order_release);
         popped = true;
       }
+      *mayBeEmpty = pending_.empty();
       // Nobody submits: release here rather than hold without bound.
       if (reaped_.size() > kMaxUnreaped) overflow.swap(reaped_);
     }
@@ -358,7 +376,7 @@ class Completions final : public CompletionSource,
     }
     device_.completionPoller().wake();
     std::lock_guard lock(mutex_);
-    if (--hostJobs_ == 0 && !listed_) idle_.notify_all();
+    if (--hostJobs_ == 0 && !listed_.load(std::memory_order_relaxed)) idle_.notify_all();
   }
 
   void finish(Pending &p, Reached r, std::string failure) {
@@ -399,8 +417,11 @@ class Completions final : public CompletionSource,
   std::condition_variable idle_;  // waitIdle()
   std::deque<Pending> pending_;   // only advance() removes entries
   std::vector<Pending> reaped_;   // completed, for a submitting thread to release
-  uint64_t pushed_ = 0, completed_ = 0;
-  bool listed_ = false;    // active in the device's poller
+  uint64_t pushed_ = 0;
+  std::atomic<uint64_t> completed_{0};  // written under mutex_; a spinning drain reads it without
+  // Active in the device's poller; written under mutex_, read without it by the poller (which
+  // alone unlists).
+  std::atomic<bool> listed_{false};
   uint32_t hostJobs_ = 0;  // posted to the device's host executor, not yet ended
   std::function<void()> cleanup_;
   std::mutex flushMutex_;

@@ -23,6 +23,22 @@ inline void cpuRelax() {
 // How long a waiter spins before it sleeps.
 inline constexpr std::chrono::microseconds kSpinBeforeSleep{20};
 
+// A spin's end, read from the clock only every 16th time: a spinning loop that read it each
+// turn spent most of its time there.
+class SpinDeadline {
+ public:
+  explicit SpinDeadline(std::chrono::microseconds spin)
+      : until_(std::chrono::steady_clock::now() + spin) {}
+  bool passed() {
+    if ((++turns_ & 15) != 0) return false;
+    return std::chrono::steady_clock::now() > until_;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point until_;
+  unsigned turns_ = 0;
+};
+
 // Waits until done() holds. sleep() blocks until the watched word changes; around it the waiter
 // counts itself in `sleepers`, so a writer wakes sleepers only when there are some, and looks
 // at done() once more after counting itself (the writer stores, then reads `sleepers`).
