@@ -4,6 +4,7 @@
 #include "core/log.hpp"
 
 #include <mutex>
+#include <optional>
 
 namespace xpurt::api {
 namespace {
@@ -83,39 +84,33 @@ XPURT_API void xpurtSetErrorFunc(XpurtErrorFunc func, void *userData) {
   api::errorFunc = {func, userData};
 }
 
-XPURT_API XpurtResult xpurtRetain(void *handle) {
-  return api::guarded("xpurtRetain", [&] {
-    if (!handle) core::fail(XPURT_ERROR_INVALID_HANDLE, "the handle is NULL");
-    if (!core::HandleRegistry::instance().retainHandle(handle))
-      core::fail(XPURT_ERROR_INVALID_HANDLE,
-                 "{} is not a live xpurt handle: it was released, or never created", handle);
-  });
-}
-
-XPURT_API XpurtResult xpurtRelease(void *handle) {
-  return api::guarded("xpurtRelease", [&] {
-    if (!handle) core::fail(XPURT_ERROR_INVALID_HANDLE, "the handle is NULL");
-    if (!core::HandleRegistry::instance().releaseHandle(handle))
-      core::fail(XPURT_ERROR_INVALID_HANDLE,
-                 "{} is not a live xpurt handle: it was released already, or never created",
-                 handle);
-  });
-}
-
 namespace {
 
-XpurtResult changeCount(const char *entry, const void *handle, core::ObjectKind kind, bool retain) {
+// One reference more or less on a handle; of `kind` where one is given (the typed entries).
+XpurtResult changeCount(const char *entry, const void *handle, std::optional<core::ObjectKind> kind,
+                        bool retain) {
   return api::guarded(entry, [&] {
-    api::lookupKind(handle, kind, "handle");
+    if (kind)
+      api::lookupKind(handle, *kind, "handle");
+    else if (!handle)
+      core::fail(XPURT_ERROR_INVALID_HANDLE, "the handle is NULL");
     auto &registry = core::HandleRegistry::instance();
     if (!(retain ? registry.retainHandle(handle) : registry.releaseHandle(handle)))
       core::fail(XPURT_ERROR_INVALID_HANDLE,
-                 "{} is not a live xpurt handle: it was released already, or never created",
-                 handle);
+                 "{} is not a live xpurt handle: it was released{}, or never created", handle,
+                 retain ? "" : " already");
   });
 }
 
 }  // namespace
+
+XPURT_API XpurtResult xpurtRetain(void *handle) {
+  return changeCount("xpurtRetain", handle, std::nullopt, true);
+}
+
+XPURT_API XpurtResult xpurtRelease(void *handle) {
+  return changeCount("xpurtRelease", handle, std::nullopt, false);
+}
 
 #define XPURT_TYPED_COUNTING(Name, Kind)                                             \
   XPURT_API XpurtResult xpurtRetain##Name(Xpurt##Name handle) {                      \

@@ -83,11 +83,9 @@ void CompletionPoller::threadBody(std::shared_ptr<State> state) {
         // commands does not pay a wake-up each.
         seen = state->changes.load(std::memory_order_acquire);
         lock.unlock();
-        auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-        for (unsigned i = 0; state->changes.load(std::memory_order_acquire) == seen; ++i) {
-          if ((i & 63) == 0 && std::chrono::steady_clock::now() > until) break;
+        SpinDeadline deadline(std::chrono::microseconds(50));
+        while (state->changes.load(std::memory_order_acquire) == seen && !deadline.passed())
           cpuRelax();
-        }
         lock.lock();
         state->sleeping.store(true, std::memory_order_seq_cst);
         state->work.wait(lock, [&] { return !state->active.empty() || state->stopping; });
@@ -96,10 +94,8 @@ void CompletionPoller::threadBody(std::shared_ptr<State> state) {
       }
       sources = state->active;
       copiedAt = state->activations.load(std::memory_order_relaxed);
-      seen = state->changes.load(std::memory_order_seq_cst);
-    } else {
-      seen = state->changes.load(std::memory_order_seq_cst);
     }
+    seen = state->changes.load(std::memory_order_seq_cst);
     bool advanced = false;
     std::vector<const CompletionSource *> emptied;
     for (const std::shared_ptr<CompletionSource> &s : sources) {

@@ -46,9 +46,9 @@ template <class Done, class Sleep>
 void spinThenSleep(std::atomic<uint32_t> &sleepers, Done done, Sleep sleep,
                    std::chrono::microseconds spin = kSpinBeforeSleep) {
   if (done()) return;
-  auto until = std::chrono::steady_clock::now() + spin;
-  for (unsigned i = 0; !done(); ++i) {
-    if ((i & 63) == 0 && std::chrono::steady_clock::now() > until) {
+  SpinDeadline deadline(spin);
+  while (!done()) {
+    if (deadline.passed()) {
       while (!done()) {
         sleepers.fetch_add(1, std::memory_order_seq_cst);
         if (!done()) sleep();
