@@ -15,6 +15,7 @@
 #include "error.hpp"
 #include "host_callback.hpp"
 #include "host_executor.hpp"
+#include "log.hpp"
 #include "scoped_value.hpp"
 #include "spin_wait.hpp"
 #include "task_queue.hpp"
@@ -26,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xpurt::core {
@@ -100,15 +102,50 @@ class Completions final : public CompletionSource,
       std::lock_guard lock(mutex_);
       pending_.push_back(std::move(command));
       ++pushed_;
-      activate = !listed_.load(std::memory_order_relaxed);
-      listed_.store(true, std::memory_order_relaxed);
+      activate = list();
       done.swap(reaped_);
     }
-    if (activate)
-      device_.completionPoller().activate(this->shared_from_this());
-    else
-      device_.completionPoller().wake();
+    wakePoller(activate);
     reap(done);
+  }
+
+  // Pushes the commands of `batch` in order (it is left empty), under one lock. A queue that
+  // held them unsignalled (see holdUnsignalled) pushes them all at once, with the device event
+  // it has just recorded after them.
+  void pushAll(std::vector<Pending> &batch) {
+    std::vector<Pending> done;
+    bool activate;
+    {
+      std::lock_guard lock(mutex_);
+      for (Pending &p : batch) pending_.push_back(std::move(p));
+      pushed_ += batch.size();
+      holdsUnsignalled_ = false;
+      activate = list();
+      done.swap(reaped_);
+    }
+    batch.clear();
+    wakePoller(activate);
+    reap(done);
+  }
+
+  // For a queue that enqueues device work without recording an event after each command: it
+  // holds those commands (their futures pending) until it records one after them and pushes
+  // them (pushAll), which its flush (setFlush) does on demand: when one of their futures is
+  // waited for or looked at, when the queue is synced, and, once the queue has enqueued
+  // nothing for a turn of the device's poller, on the device's host executor (so that a future
+  // nobody waits for still completes, and what the commands hold is released; the poller
+  // itself never waits for a queue's lock or in the driver). The queue calls this with `first`
+  // for the first command it holds after a push, under the lock it pushes with.
+  void holdUnsignalled(bool first) {
+    unsignalledHeld_.fetch_add(1, std::memory_order_relaxed);
+    if (!first) return;
+    bool activate;
+    {
+      std::lock_guard lock(mutex_);
+      holdsUnsignalled_ = true;
+      activate = list();
+    }
+    wakePoller(activate);
   }
 
   // Returns once every command pushed before the call has completed. Throws INVALID_ARGUMENT
@@ -121,10 +158,13 @@ class Completions final : public CompletionSource,
     if (completed_ < target) {
       lock.unlock();
       // The device's work is often microseconds away: look for it here before sleeping.
-      SpinDeadline deadline(kSpinBeforeSleep);
-      do {
-        tryProgress();
-      } while (completedSoFar() < target && !deadline.passed());
+      {
+        Helping helping(helpers_);
+        SpinDeadline deadline(kSpinBeforeSleep);
+        do {
+          tryProgress();
+        } while (completedSoFar() < target && !deadline.passed());
+      }
       HostExecutor::Blocking blocking;
       lock.lock();
       drained_.wait(lock, [&] { return completed_ >= target; });
@@ -164,6 +204,20 @@ class Completions final : public CompletionSource,
     cleanup();
   }
 
+  // Calls fn with the pending command whose future is `event` (a queue that waits for it on
+  // the device looks up its device event so), under the engine's lock; false if there is none
+  // (completed, or still held by its queue).
+  template <class Fn>
+  bool withPending(const Event *event, Fn &&fn) {
+    std::lock_guard lock(mutex_);
+    for (auto it = pending_.rbegin(); it != pending_.rend(); ++it)
+      if (it->done.get() == event) {
+        fn(*it);
+        return true;
+      }
+    return false;
+  }
+
   // Whether the calling thread runs host work of this queue (one of its host callbacks).
   bool runningOnThisThread() const { return detail::hostWorkOf == this; }
 
@@ -182,13 +236,16 @@ class Completions final : public CompletionSource,
     refuseWaitFromOwnWork("waiting for a future of a later command");
     // The device's work is often microseconds away: the waiter looks for it itself before it
     // sleeps, rather than wait for the poller to see it and wake it (on the H100 a launch and
-    // its wait took 4 µs longer that way).
+    // its wait took 4 µs longer that way). The poller stands back meanwhile.
+    Helping helping(helpers_);
     SpinDeadline deadline(kSpinBeforeSleep);
     while (!done() && !deadline.passed()) tryProgress();
   }
 
   // CompletionSource
   Progress progress() override {
+    // A thread waiting for one of its futures is looking itself: leave the device to it.
+    if (helpers_.load(std::memory_order_relaxed) != 0) return {false, false};
     std::unique_lock run(progressMutex_, std::try_to_lock);
     if (!run.owns_lock()) return {false, false};  // a waiter is at it
     // Only this thread, holding progressMutex_, unlists the queue.
@@ -207,7 +264,7 @@ class Completions final : public CompletionSource,
     std::vector<Pending> done;
     {
       std::lock_guard lock(mutex_);
-      if (pending_.empty()) {
+      if (pending_.empty() && !holdsUnsignalled_) {
         p.empty = true;
         device = Ref<Device>(&device_);
         listed_.store(false, std::memory_order_relaxed);
@@ -223,9 +280,16 @@ class Completions final : public CompletionSource,
   }
 
   bool waitAwhile(uint64_t timeoutNs) override {
+    if (helpers_.load(std::memory_order_relaxed) != 0) {
+      // A waiter is making progress: look again in a moment, without taking its locks.
+      SpinDeadline deadline(std::chrono::microseconds(2));
+      while (helpers_.load(std::memory_order_relaxed) != 0 && !deadline.passed()) cpuRelax();
+      return true;
+    }
     std::unique_lock run(progressMutex_, std::try_to_lock);
     if (!run.owns_lock()) return true;  // a waiter is making progress
     Pending *oldest = nullptr;
+    bool holdsUnsignalled;
     {
       std::lock_guard lock(mutex_);
       for (Pending &p : pending_)
@@ -233,8 +297,22 @@ class Completions final : public CompletionSource,
           if (p.stage == Pending::Stage::OnDevice) oldest = &p;
           break;
         }
+      holdsUnsignalled = holdsUnsignalled_;
     }
-    if (!oldest) return false;
+    if (!oldest) {
+      if (!holdsUnsignalled) return false;
+      // Commands the queue holds unsignalled: flushed once it has enqueued none since the
+      // poller's last look; until then the poller sleeps (for a moment, or until woken).
+      uint64_t held = unsignalledHeld_.load(std::memory_order_relaxed);
+      if (std::exchange(unsignalledSeen_, held) != held || flushPosted_.exchange(true))
+        return false;
+      {
+        std::lock_guard lock(mutex_);
+        ++hostJobs_;  // waitIdle waits for it
+      }
+      device_.hostExecutor().post([self = this->shared_from_this()] { self->flushHeld(); });
+      return false;  // the flush pushes, which wakes the poller
+    }
     std::string ignored;  // seen by the next progress()
     backend_->wait(*oldest, timeoutNs, ignored);
     return true;
@@ -254,6 +332,34 @@ class Completions final : public CompletionSource,
   }
 
   uint64_t completedSoFar() const { return completed_.load(std::memory_order_acquire); }
+
+  // Counts a thread that makes progress itself while it lasts.
+  class Helping {
+   public:
+    explicit Helping(std::atomic<uint32_t> &helpers) : helpers_(helpers) {
+      helpers_.fetch_add(1, std::memory_order_relaxed);
+    }
+    ~Helping() { helpers_.fetch_sub(1, std::memory_order_relaxed); }
+    Helping(const Helping &) = delete;
+    Helping &operator=(const Helping &) = delete;
+
+   private:
+    std::atomic<uint32_t> &helpers_;
+  };
+
+  // mutex_ held. Lists the queue with the poller; returns whether it was not listed, so that
+  // the caller activates it (wakePoller) once the lock is released.
+  bool list() {
+    bool activate = !listed_.load(std::memory_order_relaxed);
+    listed_.store(true, std::memory_order_relaxed);
+    return activate;
+  }
+  void wakePoller(bool activate) {
+    if (activate)
+      device_.completionPoller().activate(this->shared_from_this());
+    else
+      device_.completionPoller().wake();
+  }
 
   // Advances unless another thread is at it; then pauses, rather than take the lock's cache
   // line from it again at once.
@@ -346,6 +452,23 @@ class Completions final : public CompletionSource,
     return advanced || popped;
   }
 
+  // On the host executor: the flush of a queue that holds commands unsignalled and has gone
+  // quiet (waitAwhile).
+  void flushHeld() {
+    try {
+      // It waits for the queue's lock, whose holder may wait for the device, which may wait
+      // for other host work.
+      HostExecutor::Blocking blocking;
+      std::lock_guard lock(flushMutex_);
+      if (flush_) flush_();
+    } catch (const std::exception &e) {
+      log().warn("a queue's held commands were not submitted: {}", e.what());
+    }
+    flushPosted_.store(false);
+    std::lock_guard lock(mutex_);
+    if (--hostJobs_ == 0 && !listed_.load(std::memory_order_relaxed)) idle_.notify_all();
+  }
+
   // On the host executor: the command's host work, then its device work may end.
   void runHost(Pending &p) {
     ScopedValue<const void *> running(detail::hostWorkOf, this);
@@ -422,7 +545,14 @@ class Completions final : public CompletionSource,
   // Active in the device's poller; written under mutex_, read without it by the poller (which
   // alone unlists).
   std::atomic<bool> listed_{false};
-  uint32_t hostJobs_ = 0;  // posted to the device's host executor, not yet ended
+  uint32_t hostJobs_ = 0;          // posted to the device's host executor, not yet ended
+  bool holdsUnsignalled_ = false;  // the queue holds commands to push (holdUnsignalled)
+  // Counts holdUnsignalled calls; on a line of its own, which a submitting thread writes for
+  // each command and the poller reads once a turn.
+  alignas(64) std::atomic<uint64_t> unsignalledHeld_{0};
+  uint64_t unsignalledSeen_ = 0;          // its value at the poller's last look
+  std::atomic<bool> flushPosted_{false};  // a flush is posted to the host executor (flushHeld)
+  alignas(64) std::atomic<uint32_t> helpers_{0};  // threads making progress themselves (Helping)
   std::function<void()> cleanup_;
   std::mutex flushMutex_;
   std::function<void()> flush_;

@@ -25,9 +25,25 @@ struct LaunchPart {
 // (Kernel::taskRange; a native kernel without a signature gets groups of one work-item).
 NDRange launchRange(const Command &cmd);
 
-// The parts of `range` (its local size chosen): one for a launch of whole groups, at most
-// 2 per dimension, so 8, otherwise; full parts first.
-std::vector<LaunchPart> splitIntoWholeGroups(const NDRange &range);
+// The parts of a launch: one for a launch of whole groups, at most 2 per dimension, so 8,
+// otherwise. Held in place: a launch allocates nothing for them.
+class LaunchParts {
+ public:
+  static constexpr size_t kMax = 8;
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  const LaunchPart &operator[](size_t i) const { return parts_[i]; }
+  const LaunchPart *begin() const { return parts_.data(); }
+  const LaunchPart *end() const { return parts_.data() + count_; }
+  void push_back(const LaunchPart &part) { parts_[count_++] = part; }
+
+ private:
+  std::array<LaunchPart, kMax> parts_{};
+  size_t count_ = 0;
+};
+
+// The parts of `range` (its local size chosen), full parts first.
+LaunchParts splitIntoWholeGroups(const NDRange &range);
 
 // The launch's work-groups in dimension d, the partial last one included.
 inline uint64_t groupCount(const NDRange &range, int d) {

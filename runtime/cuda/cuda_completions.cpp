@@ -2,6 +2,7 @@
 
 #include "core/spin_wait.hpp"
 #include "cuda_graph.hpp"
+#include "cuda_module.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -34,12 +35,17 @@ core::Reached CudaCompletionBackend::query(Pending &p, std::string &failure) {
 }
 
 core::Reached CudaCompletionBackend::wait(Pending &p, uint64_t timeoutNs, std::string &failure) {
+  // Held commands whose event could not be recorded: their queue synchronized its stream.
+  if (!p.work.end) return core::Reached::Yes;
+  EventSlot &end = *p.work.end;
+  if (end.reached.load(std::memory_order_relaxed)) return core::Reached::Yes;
   try {
     ContextScope scope(device_.context());
     // cuEventSynchronize cannot stop waiting: the event is looked at until the time is up.
     auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeoutNs);
     for (unsigned i = 0;; ++i) {
-      core::Reached r = status(p, cu().EventQuery(p.work.end->handle), failure);
+      core::Reached r = status(p, cu().EventQuery(end.handle), failure);
+      if (r == core::Reached::Yes) end.reached.store(true, std::memory_order_relaxed);
       if (r != core::Reached::No || timeoutNs == 0 || std::chrono::steady_clock::now() > until)
         return r;
       if (i % 16 == 15) std::this_thread::yield();
@@ -65,6 +71,15 @@ std::optional<uint64_t> CudaCompletionBackend::deviceTimeNs(Pending &p) {
   return static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
 }
 
+// Whether the command runs a kernel that may print.
+static bool printsOutput(const core::Command &cmd) {
+  if (cmd.isLaunch()) return static_cast<const CudaKernel &>(*cmd.kernel).prints();
+  if (cmd.type != core::Command::Type::Graph) return false;
+  for (const core::GraphProgram::Node &node : cmd.program->nodes)
+    if (node.cmd && node.cmd->isLaunch() && printsOutput(*node.cmd)) return true;
+  return false;
+}
+
 std::string CudaCompletionBackend::reached(Pending &p, core::Reached r) {
   // A copy that failed before its buffer was filled must not hold its stream forever.
   if (p.work.stagingFilled) p.work.stagingFilled->set();
@@ -72,7 +87,8 @@ std::string CudaCompletionBackend::reached(Pending &p, core::Reached r) {
   const core::Command &cmd = p.command;
   // The driver writes what kernels printed at a synchronisation, not when an event is queried:
   // a launch's output is out before its future completes. The event is reached already.
-  if (cmd.isLaunch() || cmd.type == core::Command::Type::Graph) {
+  if (printsOutput(cmd) && p.work.end &&
+      !p.work.end->synchronized.exchange(true, std::memory_order_relaxed)) {
     try {
       ContextScope scope(device_.context());
       cu().EventSynchronize(p.work.end->handle);
@@ -86,11 +102,6 @@ std::string CudaCompletionBackend::reached(Pending &p, core::Reached r) {
   if (cmd.type == core::Command::Type::Graph)
     return static_cast<CudaGraphExec &>(*cmd.graph).takeFailure();
   return {};
-}
-
-void CudaCompletionBackend::release(Pending &p) {
-  // A queue that looks the event up before this sees it done, or waits on a reached event.
-  if (p.done) cudaEvents().remove(p.done.get());
 }
 
 }  // namespace xpurt::cuda

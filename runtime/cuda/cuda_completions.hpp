@@ -46,7 +46,6 @@ class CudaCompletionBackend final : public core::CompletionBackend<CudaWork> {
   core::Reached wait(Pending &p, uint64_t timeoutNs, std::string &failure) override;
   std::optional<uint64_t> deviceTimeNs(Pending &p) override;
   std::string reached(Pending &p, core::Reached r) override;
-  void release(Pending &p) override;
 
  private:
   core::Reached status(Pending &p, CUresult r, std::string &failure) const;

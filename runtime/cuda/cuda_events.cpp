@@ -51,11 +51,6 @@ SlotRef CudaEventPool::acquire() {
   });
 }
 
-core::EventTable<EventSlot> &cudaEvents() {
-  static auto *table = new core::EventTable<EventSlot>;  // used by queues finishing at exit
-  return *table;
-}
-
 // Flags live in pages of page-locked, device-mapped host memory, handed out one word at a time.
 struct HostFlagPool::State {
   static constexpr size_t kWordsPerPage = 1024;

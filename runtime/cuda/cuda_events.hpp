@@ -1,7 +1,8 @@
 // CUDA events for xpurt's commands, and host flags for waits on work CUDA does not run.
-// A command records an event from its queue's pool when it ends; any queue of any CUDA device
-// that waits on the command waits on that event on the device (cuStreamWaitEvent), found
-// through the table of pending commands' events. cuStreamWaitEvent waits for the record made
+// A command is followed by an event from its queue's pool (an in-order queue records one after
+// several commands); any queue of any CUDA device that waits on the command waits on that
+// event on the device (cuStreamWaitEvent), found among its queue's pending commands
+// (Completions::withPending). cuStreamWaitEvent waits for the record made
 // before the call, so an event may be recorded again once its command has completed: there is
 // no cap on the commands between syncs. A wait on anything else (a host callback, another
 // backend's future) is a 32-bit flag in page-locked host memory that the stream waits on
@@ -9,7 +10,6 @@
 #pragma once
 
 #include "core/event.hpp"
-#include "core/event_table.hpp"
 #include "cuda_device.hpp"
 
 #include <atomic>
@@ -21,6 +21,10 @@ namespace xpurt::cuda {
 
 struct EventSlot {
   CUevent handle = nullptr;
+  // Seen reached, and synchronized with (the commands an in-order queue records one event
+  // after share it: the driver is asked once).
+  std::atomic<bool> reached{false};
+  std::atomic<bool> synchronized{false};
 };
 // Back to its pool when the last reference goes.
 using SlotRef = std::shared_ptr<EventSlot>;
@@ -38,10 +42,6 @@ class CudaEventPool {
   struct State;
   std::shared_ptr<State> state_;
 };
-
-// The events of every pending CUDA command, of every CUDA device: a queue of one device waits
-// on another's events on the device (cuStreamWaitEvent).
-core::EventTable<EventSlot> &cudaEvents();
 
 // A word of page-locked memory a stream waits on (cuStreamWaitValue32) until the host sets it.
 // It goes back to its pool only when the command that waited on it has completed: reused

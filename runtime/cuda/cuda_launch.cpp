@@ -24,6 +24,9 @@ void prepareLaunch(const CudaDevice &device, const core::Command &cmd, KernelLau
   auto &kernel = static_cast<CudaKernel &>(*cmd.kernel);
   l.function = kernel.function();
   core::NDRange range = core::launchRange(cmd);
+  // Room for the launch values too: no reallocation per launch.
+  constexpr size_t kLaunchValueParams = 16;
+  l.params.reserve((cmd.args ? cmd.args->args.size() : 1) + kLaunchValueParams);
   if (cmd.type == core::Command::Type::Launch) {
     const core::KernelSignature *signature = kernel.signature();
     l.taskParams = cmd.params();

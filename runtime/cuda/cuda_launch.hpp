@@ -33,7 +33,7 @@ struct KernelLaunch {
   } values;
   // The launches of whole blocks it takes: one, or more where the last work-group of a
   // dimension is partial (core::splitIntoWholeGroups). None for an empty range.
-  std::vector<core::LaunchPart> parts;
+  core::LaunchParts parts;
 
   KernelLaunch() = default;
   KernelLaunch(const KernelLaunch &) = delete;  // params point into it

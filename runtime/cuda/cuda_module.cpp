@@ -75,6 +75,8 @@ CUmodule loadImage(CudaDevice &device, const void *image, const std::string &nam
   return module;
 }
 
+constexpr std::string_view kVprintf = "vprintf";
+
 bool isPtxText(std::span<const std::byte> bytes) {
   std::string_view text(reinterpret_cast<const char *>(bytes.data()),
                         std::min<size_t>(bytes.size(), 4096));
@@ -102,12 +104,13 @@ uint64_t layoutLocalArguments(const core::KernelArgs &args, std::vector<uint32_t
 CudaModule::CudaModule(core::Ref<CudaDevice> device, std::string name, CUmodule handle,
                        std::map<std::string, core::KernelSignature> signatures,
                        std::map<std::string, std::string> unavailable,
-                       std::set<std::string> launchValueKernels)
+                       std::set<std::string> launchValueKernels, bool prints)
     : core::Module(std::move(device), std::move(name)),
       handle_(handle),
       signatures_(std::move(signatures)),
       unavailable_(std::move(unavailable)),
-      launchValueKernels_(std::move(launchValueKernels)) {}
+      launchValueKernels_(std::move(launchValueKernels)),
+      prints_(prints) {}
 
 CudaModule::~CudaModule() {
   try {
@@ -241,7 +244,8 @@ core::Ref<core::Module> loadCudaSpirvModule(core::Ref<CudaDevice> device,
     core::log().warn("module '{}': kernel '{}' cannot run on {}: {}; its other kernels are usable",
                      name, kernel, device->label(), why);
   return core::makeRef<CudaModule>(std::move(device), name, module, std::move(signatures),
-                                   std::move(ptx->unavailable), std::move(ptx->launchValueKernels));
+                                   std::move(ptx->unavailable), std::move(ptx->launchValueKernels),
+                                   ptx->ptx.find(kVprintf) != std::string::npos);
 }
 
 core::Ref<core::Module> loadCudaNativeModule(core::Ref<CudaDevice> device,
@@ -263,9 +267,11 @@ core::Ref<core::Module> loadCudaNativeModule(core::Ref<CudaDevice> device,
   if (isPtxText(span) && bytes.find('\0') == std::string::npos)
     bytes.push_back('\0');  // the driver reads PTX as a C string
   CUmodule module = loadImage(*device, bytes.data(), library.name);
+  // PTX names vprintf where it calls it; so does a cubin's symbol table.
   return core::makeRef<CudaModule>(std::move(device), library.name, module,
                                    std::map<std::string, core::KernelSignature>{},
-                                   std::map<std::string, std::string>{});
+                                   std::map<std::string, std::string>{}, std::set<std::string>{},
+                                   bytes.find(kVprintf) != std::string::npos);
 }
 
 }  // namespace xpurt::cuda

@@ -19,8 +19,11 @@ class CudaModule final : public core::Module {
   CudaModule(core::Ref<CudaDevice> device, std::string name, CUmodule handle,
              std::map<std::string, core::KernelSignature> signatures,
              std::map<std::string, std::string> unavailable,
-             std::set<std::string> launchValueKernels = {});
+             std::set<std::string> launchValueKernels = {}, bool prints = true);
   ~CudaModule() override;
+  // Whether its code may call vprintf, whose output the driver writes only at a
+  // synchronisation (the completion engine synchronizes with such launches' events).
+  bool prints() const { return prints_; }
 
   CUmodule handle() const { return handle_; }
   CudaDevice &cudaDevice() const { return static_cast<CudaDevice &>(device()); }
@@ -30,7 +33,8 @@ class CudaModule final : public core::Module {
   CUmodule handle_;
   std::map<std::string, core::KernelSignature> signatures_;  // SPIR-V modules only
   std::map<std::string, std::string> unavailable_;           // kernel -> why
-  std::set<std::string> launchValueKernels_;  // take the launch values last
+  std::set<std::string> launchValueKernels_;                 // take the launch values last
+  bool prints_;
 };
 
 // A kernel: a CUfunction, which holds no launch state (arguments go with each launch), so
@@ -45,6 +49,7 @@ class CudaKernel final : public core::Kernel {
 
   CUfunction function() const { return function_; }
   uint32_t staticSharedBytes() const { return staticShared_; }
+  bool prints() const { return static_cast<const CudaModule &>(module()).prints(); }
   // Asks the driver for more dynamic shared memory than the default 48 KB where a launch
   // needs it (once per size).
   void allowDynamicShared(uint32_t bytes);

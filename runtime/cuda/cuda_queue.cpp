@@ -48,9 +48,12 @@ CudaQueue::CudaQueue(core::Ref<CudaDevice> device, const core::QueueOptions &opt
   completions_ = std::make_shared<Completions>(
       *cudaDevice_, std::make_shared<CudaCompletionBackend>(*cudaDevice_), failures(),
       !options.outOfOrder);
+  completions_->setFlush([this] { flush(); });
 }
 
 CudaQueue::~CudaQueue() {
+  flush();  // what the queue holds completes before it goes
+  completions_->setFlush(nullptr);
   std::vector<CUstream> streams = std::move(streams_);
   auto destroy = [streams, context = context_] {
     try {
@@ -73,7 +76,7 @@ CudaQueue::~CudaQueue() {
 }
 
 void CudaQueue::drain() {
-  completions_->drain();
+  completions_->drain();  // its flush signals what the queue holds
 }
 
 bool CudaQueue::pageableCopy(const core::Command &cmd) {
@@ -98,7 +101,11 @@ CUstream CudaQueue::streamFor(const core::Command &cmd) {
 
 void CudaQueue::waitOn(CUstream stream, const core::Ref<core::Event> &event, PendingCommand &p) {
   if (event->isDone()) return;
-  if (SlotRef slot = cudaEvents().find(event.get())) {
+  // A CUDA command (of any queue of any CUDA device): its device event, where recorded.
+  SlotRef slot;
+  if (auto *owner = dynamic_cast<Completions *>(event->sharedDriver().get()))
+    owner->withPending(event.get(), [&](const PendingCommand &c) { slot = c.work.end; });
+  if (slot) {
     check(cu().StreamWaitEvent(stream, slot->handle, 0), "cuStreamWaitEvent");
     return;
   }
@@ -129,10 +136,9 @@ void CudaQueue::submit(core::Command &&cmd) {
   }
   std::lock_guard lock(submitMutex_);
   bool inOrder = !options().outOfOrder;
-  if (inOrder && afterHost_) {
-    cmd.waits.push_back(std::move(afterHost_));
-    afterHost_ = nullptr;
-  }
+  core::Ref<core::Event> afterHost = std::move(afterHost_);
+  afterHost_ = nullptr;
+  if (afterHost) cmd.waits.push_back(afterHost);
   // An in-order queue's barrier orders nothing its stream does not already order.
   if (!cmd.done && cmd.waits.empty() && cmd.type == Type::Barrier) return;
   PendingCommand p;
@@ -143,11 +149,19 @@ void CudaQueue::submit(core::Command &&cmd) {
     // comes after it in an in-order queue waits for it.
     p.hostWaits = std::move(cmd.waits);
     if (inOrder) afterHost_ = cmd.done;
+    signalHeld();  // host work waits for every command before it: they need their event
   } else {
+    // An in-order queue records an event only where one is needed: what follows is held and
+    // pushed with the next one (holdUnsignalled). A measured command, one with host work and a
+    // graph (its completion reports its nodes' failures) record their own, and what is held
+    // gets its own event first: an event after a command with host work would not be reached
+    // before that work runs, which waits for the commands before it.
+    bool staged = pageableCopy(cmd);
+    bool hold = inOrder && !timed && !staged && cmd.type != Type::Graph;
+    if (!hold) signalHeld();
     try {
       ContextScope scope(context_->handle());
       CUstream stream = streamFor(cmd);
-      bool staged = pageableCopy(cmd);
       CudaWork &w = p.work;
       if (staged) w.staging = stagingFor(cmd.dst.size);
       // A copy to the device: the host executor fills the staging buffer once what the copy
@@ -163,12 +177,26 @@ void CudaQueue::submit(core::Command &&cmd) {
         check(cu().StreamWaitValue32(stream, w.stagingFilled->device, 1, CU_STREAM_WAIT_VALUE_GEQ),
               "cuStreamWaitValue32", "a copy from pageable host memory");
       }
-      for (const core::Ref<core::Event> &e : cmd.waits) waitOn(stream, e, p);
+      for (const core::Ref<core::Event> &e : cmd.waits) {
+        // The queue's own earlier device work, which its stream orders already (and which may
+        // have no event yet); the host callback before it is not.
+        if (inOrder && e->driver() == completions_.get() && e != afterHost) continue;
+        waitOn(stream, e, p);
+      }
       if (timed && options().profiling) {
         w.start = timedEvents_.acquire();
         check(cu().EventRecord(w.start->handle, stream), "cuEventRecord");
       }
       p.keep = staged ? enqueueStagedCopy(cmd, stream, *w.staging) : enqueue(cmd, stream);
+      if (hold) {
+        if (cmd.done) cmd.done->setDriver(completions_);
+        p.done = cmd.done;
+        p.command = std::move(cmd);
+        unsignalled_.push_back(std::move(p));
+        completions_->holdUnsignalled(unsignalled_.size() == 1);
+        if (unsignalled_.size() >= kMaxUnsignalled) signalHeld();
+        return;
+      }
       w.end = (w.start ? timedEvents_ : events_).acquire();
       check(cu().EventRecord(w.end->handle, stream), "cuEventRecord");
     } catch (const core::Error &e) {
@@ -177,14 +205,45 @@ void CudaQueue::submit(core::Command &&cmd) {
       if (cmd.done) cmd.done->fail(e.what());
       throw;
     }
-    if (cmd.done) cudaEvents().add(cmd.done.get(), p.work.end);
   }
   if (cmd.done) {
     cmd.done->setDriver(completions_);
     p.done = cmd.done;
   }
   p.command = std::move(cmd);
-  completions_->push(std::move(p));
+  unsignalled_.push_back(std::move(p));  // nothing else is held (signalHeld above)
+  pushHeld(nullptr);
+}
+
+void CudaQueue::signalHeld() {
+  if (unsignalled_.empty()) return;
+  SlotRef end;
+  try {
+    ContextScope scope(context_->handle());
+    end = events_.acquire();
+    check(cu().EventRecord(end->handle, streams_[0]), "cuEventRecord");
+  } catch (const core::Error &e) {
+    // Their work is enqueued, but nothing can tell when it ends: the stream is synchronized.
+    core::log().warn("CUDA: {}; synchronizing the queue's stream instead", e.what());
+    try {
+      ContextScope scope(context_->handle());
+      cu().StreamSynchronize(streams_[0]);
+    } catch (const core::Error &) {
+    }
+    end = nullptr;
+  }
+  pushHeld(end);
+}
+
+void CudaQueue::pushHeld(const SlotRef &end) {
+  for (PendingCommand &p : unsignalled_)
+    if (!p.isHostCallback() && !p.work.end) p.work.end = end;
+  completions_->pushAll(unsignalled_);
+}
+
+void CudaQueue::flush() {
+  std::lock_guard lock(submitMutex_);
+  signalHeld();
 }
 
 std::shared_ptr<StagingBuffer> CudaQueue::stagingFor(size_t bytes) {

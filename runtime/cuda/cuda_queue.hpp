@@ -45,6 +45,14 @@ class CudaQueue final : public core::TaskQueue {
   std::shared_ptr<void> enqueue(core::Command &cmd, CUstream stream);
   void enqueueFill(core::Command &cmd, CUstream stream);
   void enqueueLaunch(core::Command &cmd, CUstream stream);
+  // submitMutex_ held. Records an event after the commands held unsignalled and pushes them
+  // to the completion engine.
+  void signalHeld();
+  // submitMutex_ held. Pushes the held commands, those without an event of their own given
+  // `end`.
+  void pushHeld(const SlotRef &end);
+  // signalHeld, for the completion engine: a held command's future is waited for.
+  void flush();
 
   core::Ref<CudaDevice> cudaDevice_;
   std::shared_ptr<PrimaryContext> context_;
@@ -61,6 +69,10 @@ class CudaQueue final : public core::TaskQueue {
   // In-order queues: a host callback the next command must wait for (it runs on the host).
   core::Ref<core::Event> afterHost_;
   std::shared_ptr<Completions> completions_;
+  // In-order queues: commands enqueued with no event after them yet, in order; pushed with
+  // the next event recorded (signalHeld), at the latest after kMaxUnsignalled of them.
+  static constexpr size_t kMaxUnsignalled = 64;
+  std::vector<PendingCommand> unsignalled_;
 };
 
 }  // namespace xpurt::cuda

@@ -171,7 +171,7 @@ void CommandAppender::appendLaunch(const core::Command &cmd, ze_command_list_han
   values[spirv::kLaunchValueWorkDim] = range.workDim;
   auto hiddenArg = static_cast<uint32_t>(task ? 1 : cmd.args->args.size());
 
-  std::vector<core::LaunchPart> parts = core::splitIntoWholeGroups(range);
+  core::LaunchParts parts = core::splitIntoWholeGroups(range);
   // One part signals and waits itself; several wait for the launch's waits, and a barrier
   // after them signals.
   bool split = parts.size() > 1;
