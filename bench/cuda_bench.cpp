@@ -2,6 +2,10 @@
 //
 //   launch_enqueue/{xpurt_spirv,xpurt_ptx,raw_driver}  host cost of one empty launch, queued
 //   launch_latency/{xpurt_spirv,raw_driver}            one empty launch and the wait for it
+//   graph_chain/{xpurt,raw_cuda_graph}/N               a chain of N empty kernels, launched
+//                                                      and waited for
+//   (xpurt's on a default queue; the *_profiling ones on a queue whose futures carry device
+//   times, which costs each command two timed CUDA events)
 //   saxpy/{xpurt_spirv,nvcc}                           y = a*x + y over 64M floats (bytes/s)
 //   mandelbrot_4096, reduce_64M, transpose_8192,       the other workloads of
 //   sgemm_2048 /{xpurt_spirv,nvcc}                     bench/kernels/workloads.cl
@@ -91,7 +95,8 @@ const char kEmptyPtx[] =
 
 struct Setup {
   std::optional<xpurt::Device> device;
-  std::optional<xpurt::TaskQueue> queue;
+  std::optional<xpurt::TaskQueue> queue;      // the default: in order, no profiling
+  std::optional<xpurt::TaskQueue> profiling;  // its futures carry device times
   std::optional<xpurt::Module> tasks, workloads, vectorMath, ptx;
   std::optional<xpurt::Kernel> emptySpirv, emptyPtx;
   Driver driver;
@@ -109,6 +114,9 @@ struct Setup {
     }
     device.emplace(xpurt::DeviceType::GPU, *index);
     queue.emplace(*device);
+    xpurt::QueueOptions timed;
+    timed.profiling = true;
+    profiling.emplace(*device, timed);
     tasks.emplace(*device, "xpurt_test_tasks");
     emptySpirv.emplace(*tasks, "empty");
     workloads.emplace(*device, "xpurt_bench_workloads");
@@ -148,21 +156,24 @@ bool skip(benchmark::State &state) {
   return false;
 }
 
-void BM_LaunchEnqueue_XpurtSpirv(benchmark::State &state) {
+void BM_LaunchEnqueue_XpurtSpirv(benchmark::State &state, bool profiled) {
   if (skip(state)) return;
   Setup &s = setup();
+  xpurt::TaskQueue &queue = profiled ? *s.profiling : *s.queue;
   int64_t n = 0;
   for (auto _ : state) {
-    s.queue->launch(*s.emptySpirv, 1);
+    queue.launch(*s.emptySpirv, 1);
     if (++n % 4096 == 0) {
       state.PauseTiming();
-      s.queue->sync();
+      queue.sync();
       state.ResumeTiming();
     }
   }
-  s.queue->sync();
+  queue.sync();
 }
-BENCHMARK(BM_LaunchEnqueue_XpurtSpirv)->Name("launch_enqueue/xpurt_spirv");
+BENCHMARK_CAPTURE(BM_LaunchEnqueue_XpurtSpirv, plain, false)->Name("launch_enqueue/xpurt_spirv");
+BENCHMARK_CAPTURE(BM_LaunchEnqueue_XpurtSpirv, profiling, true)
+    ->Name("launch_enqueue/xpurt_spirv_profiling");
 
 void BM_LaunchEnqueue_XpurtPtx(benchmark::State &state) {
   if (skip(state)) return;
@@ -269,12 +280,18 @@ BENCHMARK_CAPTURE(BM_LaunchEnqueue_RawDriverAndWaiter, sync, false)
 BENCHMARK_CAPTURE(BM_LaunchEnqueue_RawDriverAndWaiter, poll, true)
     ->Name("launch_enqueue/raw_driver_with_event_and_query_thread");
 
-void BM_LaunchLatency_XpurtSpirv(benchmark::State &state) {
+void BM_LaunchLatency_XpurtSpirv(benchmark::State &state, bool profiled) {
   if (skip(state)) return;
   Setup &s = setup();
-  for (auto _ : state) s.queue->launch(*s.emptySpirv, 1).wait();
+  xpurt::TaskQueue &queue = profiled ? *s.profiling : *s.queue;
+  for (auto _ : state) queue.launch(*s.emptySpirv, 1).wait();
 }
-BENCHMARK(BM_LaunchLatency_XpurtSpirv)->Name("launch_latency/xpurt_spirv")->UseRealTime();
+BENCHMARK_CAPTURE(BM_LaunchLatency_XpurtSpirv, plain, false)
+    ->Name("launch_latency/xpurt_spirv")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_LaunchLatency_XpurtSpirv, profiling, true)
+    ->Name("launch_latency/xpurt_spirv_profiling")
+    ->UseRealTime();
 
 void BM_LaunchLatency_RawDriver(benchmark::State &state) {
   if (skip(state)) return;
@@ -550,23 +567,28 @@ void perNode(benchmark::State &state, int64_t nodes) {
                                                          benchmark::Counter::kInvert);
 }
 
-void BM_GraphChain_Xpurt(benchmark::State &state) {
+void BM_GraphChain_Xpurt(benchmark::State &state, bool profiled) {
   if (skip(state)) return;
   Setup &s = setup();
+  xpurt::TaskQueue &queue = profiled ? *s.profiling : *s.queue;
   xpurt::Array<uint64_t> params(*s.device, 1);
   xpurt::Graph graph;
   xpurt::Deps last;
   for (int64_t i = 0; i < state.range(0); ++i)
     last = {graph.launch(*s.emptyPtx, params, 1, 1, 1, last)};
   xpurt::GraphExec exec = graph.instantiate(*s.device);
-  for (auto _ : state) s.queue->launch(exec).wait();
+  for (auto _ : state) queue.launch(exec).wait();
   perNode(state, state.range(0));
 }
-BENCHMARK(BM_GraphChain_Xpurt)
+BENCHMARK_CAPTURE(BM_GraphChain_Xpurt, plain, false)
     ->Name("graph_chain/xpurt")
     ->Arg(10)
     ->Arg(100)
     ->Arg(1000)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_GraphChain_Xpurt, profiling, true)
+    ->Name("graph_chain/xpurt_profiling")
+    ->Arg(10)
     ->UseRealTime();
 
 void BM_GraphChain_RawCudaGraph(benchmark::State &state) {

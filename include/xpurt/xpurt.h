@@ -272,7 +272,8 @@ typedef struct XpurtQueueOptions {
   uint32_t flags; /* XPURT_QUEUE_FLAG_* */
 } XpurtQueueOptions;
 
-/* An in-order queue on any engine with profiling on (ISPCRT's queue). */
+/* An in-order queue on any engine, without profiling: its futures carry no device time (ask
+ * for XPURT_QUEUE_FLAG_PROFILING, which costs every command timed device events). */
 XPURT_API XpurtResult xpurtNewTaskQueue(XpurtDevice device, XpurtTaskQueue *queue);
 /* options may be NULL: the same as all fields zero (in order, any engine, profiling off). */
 XPURT_API XpurtResult xpurtNewTaskQueueWithOptions(XpurtDevice device,

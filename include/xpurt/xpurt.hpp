@@ -490,7 +490,7 @@ class GraphExec;  // xpurt/graph.hpp
 class TaskQueue : public detail::Handle<XpurtTaskQueue> {
  public:
   TaskQueue() = default;  // empty
-  // In order, any engine, profiling on: ISPCRT's queue.
+  // In order, any engine, no profiling (QueueOptions::profiling for futures with device times).
   explicit TaskQueue(const Device &device) {
     detail::check(xpurtNewTaskQueue(device.handle(), &h_));
   }

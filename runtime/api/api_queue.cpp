@@ -44,9 +44,7 @@ XPURT_API XpurtResult xpurtNewTaskQueue(XpurtDevice device, XpurtTaskQueue *queu
   return api::guarded("xpurtNewTaskQueue", [&] {
     auto dev = api::lookup<core::Device>(device, "device");
     api::checkOut(queue, "queue");
-    core::QueueOptions options;
-    options.profiling = true;  // ISPCRT's futures always carry a time
-    api::publish(queue, dev->createQueue(options));
+    api::publish(queue, dev->createQueue(core::QueueOptions{}));
   });
 }
 

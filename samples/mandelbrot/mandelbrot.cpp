@@ -39,7 +39,9 @@ int main(int argc, char **argv) try {
   xpurt::Array<MandelbrotParams> paramsDev(device, params);
   xpurt::Module module(device, "mandelbrot");
   xpurt::Kernel kernel(module, "mandelbrot_tile");
-  xpurt::TaskQueue queue(device);
+  xpurt::QueueOptions options;
+  options.profiling = true;  // the kernel's time is printed
+  xpurt::TaskQueue queue(device, options);
   queue.copyToDevice(paramsDev);
   int tilesX = (width + MANDELBROT_TILE - 1) / MANDELBROT_TILE;
   int tilesY = (height + MANDELBROT_TILE - 1) / MANDELBROT_TILE;

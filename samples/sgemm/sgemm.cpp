@@ -25,7 +25,9 @@ int main(int argc, char **argv) try {
   xpurt::Array<float> aDev(device, a), bDev(device, b), cDev(device, c);
   xpurt::Module module(device, "sgemm");
   xpurt::Kernel kernel(module, "sgemm");
-  xpurt::TaskQueue queue(device);
+  xpurt::QueueOptions options;
+  options.profiling = true;  // the kernel's time is printed
+  xpurt::TaskQueue queue(device, options);
   queue.copyToDevice(aDev);
   queue.copyToDevice(bDev);
   xpurt::Future run = queue.launch(kernel, xpurt::Range(n, n).local(16, 16), {aDev, bDev, cDev, n});

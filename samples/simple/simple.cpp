@@ -24,7 +24,9 @@ int main() try {
 
   xpurt::Module module(device, "simple");
   xpurt::Kernel kernel(module, "simple_ispc");
-  xpurt::TaskQueue queue(device);
+  xpurt::QueueOptions options;
+  options.profiling = true;  // the kernel's time is printed
+  xpurt::TaskQueue queue(device, options);
   queue.copyToDevice(paramsDev);
   queue.copyToDevice(vinDev);
   xpurt::Future result = queue.launch(kernel, paramsDev, info.computeUnits);

@@ -21,7 +21,8 @@ int main(void) {
   uint64_t ns = 0;
 
   CHECK(xpurtGetDevice(XPURT_DEVICE_TYPE_AUTO, 0, &device));
-  CHECK(xpurtNewTaskQueue(device, &queue));
+  XpurtQueueOptions options = {sizeof options, XPURT_ENGINE_ANY, XPURT_QUEUE_FLAG_PROFILING};
+  CHECK(xpurtNewTaskQueueWithOptions(device, &options, &queue));
   CHECK(xpurtLoadModule(device, "xpurt_test_kernels", NULL, &module));
   CHECK(xpurtNewKernel(module, "write_index", &kernel));
   CHECK(xpurtNewMemoryView(device, results, sizeof results, XPURT_ALLOC_TYPE_DEVICE, &out));

@@ -298,16 +298,19 @@ TEST_P(DependencyTest, CopiesDeclareTheirOwnAccessesInAnOutOfOrderQueue) {
 // ---- profiling --------------------------------------------------------------------------
 
 TEST_P(DependencyTest, WithoutProfilingAFutureHasNoTimeAndSaysWhy) {
-  TaskQueue quiet(device, QueueOptions{});
-  Future f = quiet.fill(x, int32_t{1});
-  f.wait();
-  try {
-    (void)f.timeNs();
-    FAIL() << "a time from a queue without profiling";
-  } catch (const Error &e) {
-    EXPECT_EQ(e.code(), XPURT_ERROR_UNSUPPORTED);
-    EXPECT_NE(std::string(e.what()).find("XPURT_QUEUE_FLAG_PROFILING"), std::string::npos)
-        << e.what();
+  // A queue made with no options has no profiling either.
+  TaskQueue quiet(device, QueueOptions{}), plain(device);
+  for (TaskQueue *q : {&quiet, &plain}) {
+    Future f = q->fill(x, int32_t{1});
+    f.wait();
+    try {
+      (void)f.timeNs();
+      FAIL() << "a time from a queue without profiling";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), XPURT_ERROR_UNSUPPORTED);
+      EXPECT_NE(std::string(e.what()).find("XPURT_QUEUE_FLAG_PROFILING"), std::string::npos)
+          << e.what();
+    }
   }
   TaskQueue profiled(device, {Engine::Any, false, true});
   Future timed = profiled.launch(addInt, Range(kN), {Arg::read(x), Arg::write(y), int32_t{1}});

@@ -87,7 +87,6 @@ TEST_P(LaunchTest, WorkStartsWhenEnqueuedAndFuturesCompleteBeforeSync) {
   after.wait();  // a future is usable without sync
   EXPECT_TRUE(gate.valid());
   EXPECT_TRUE(after.valid());
-  EXPECT_GT(gate.timeNs(), 0u);
 }
 
 TEST_P(LaunchTest, FuturesCompleteOneByOneWhileTheHostGoesOn) {

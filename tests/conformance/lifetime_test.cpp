@@ -163,7 +163,7 @@ TEST_P(LifetimeTest, FuturesOutliveTheirQueueKernelModuleViewsAndDevice) {
       // releasing it here ends its last handle while the work is queued.
       Device own(GetParam().type, GetParam().index,
                  GetParam().flags ^ XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
-      TaskQueue q(own);
+      TaskQueue q(own, {Engine::Any, false, true});  // profiling: the future's time is read
       Module m(own, "xpurt_test_tasks");
       Kernel k(m, "write_index");
       MemoryView out(own, results.data(), results.size() * sizeof(int32_t));
