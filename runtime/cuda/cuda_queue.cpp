@@ -141,24 +141,25 @@ void CudaQueue::submit(core::Command &&cmd) {
   if (afterHost) cmd.waits.push_back(afterHost);
   // An in-order queue's barrier orders nothing its stream does not already order.
   if (!cmd.done && cmd.waits.empty() && cmd.type == Type::Barrier) return;
-  PendingCommand p;
   bool timed = cmd.done && cmd.done->timed();
+  bool staged = pageableCopy(cmd);
+  // An in-order queue records an event only where one is needed: its launches, copies, fills
+  // and waits are held and pushed with the next event (holdUnsignalled). Host work, a measured
+  // command and a graph (its completion reports its nodes' failures) are pushed at once, and
+  // what is held before them gets its own event first: an event after a command with host
+  // work would not be reached before that work runs, which waits for the commands before it.
+  bool hold =
+      inOrder && !timed && !staged && cmd.type != Type::Graph && cmd.type != Type::HostCallback;
+  if (!hold) signalHeld();
+  // Built where it is held: a command is large.
+  PendingCommand &p = unsignalled_.emplace_back();
   p.submitNs = timed ? core::steadyNowNs() : 0;
   if (cmd.type == Type::HostCallback) {
     // Runs on the device's host executor once the commands before it have completed; what
     // comes after it in an in-order queue waits for it.
     p.hostWaits = std::move(cmd.waits);
     if (inOrder) afterHost_ = cmd.done;
-    signalHeld();  // host work waits for every command before it: they need their event
   } else {
-    // An in-order queue records an event only where one is needed: what follows is held and
-    // pushed with the next one (holdUnsignalled). A measured command, one with host work and a
-    // graph (its completion reports its nodes' failures) record their own, and what is held
-    // gets its own event first: an event after a command with host work would not be reached
-    // before that work runs, which waits for the commands before it.
-    bool staged = pageableCopy(cmd);
-    bool hold = inOrder && !timed && !staged && cmd.type != Type::Graph;
-    if (!hold) signalHeld();
     try {
       ContextScope scope(context_->handle());
       CUstream stream = streamFor(cmd);
@@ -188,20 +189,14 @@ void CudaQueue::submit(core::Command &&cmd) {
         check(cu().EventRecord(w.start->handle, stream), "cuEventRecord");
       }
       p.keep = staged ? enqueueStagedCopy(cmd, stream, *w.staging) : enqueue(cmd, stream);
-      if (hold) {
-        if (cmd.done) cmd.done->setDriver(completions_);
-        p.done = cmd.done;
-        p.command = std::move(cmd);
-        unsignalled_.push_back(std::move(p));
-        completions_->holdUnsignalled(unsignalled_.size() == 1);
-        if (unsignalled_.size() >= kMaxUnsignalled) signalHeld();
-        return;
+      if (!hold) {
+        w.end = (w.start ? timedEvents_ : events_).acquire();
+        check(cu().EventRecord(w.end->handle, stream), "cuEventRecord");
       }
-      w.end = (w.start ? timedEvents_ : events_).acquire();
-      check(cu().EventRecord(w.end->handle, stream), "cuEventRecord");
     } catch (const core::Error &e) {
       // Nothing will signal it: later commands must not wait for it forever.
       if (p.work.stagingFilled) p.work.stagingFilled->set();
+      unsignalled_.pop_back();
       if (cmd.done) cmd.done->fail(e.what());
       throw;
     }
@@ -211,8 +206,12 @@ void CudaQueue::submit(core::Command &&cmd) {
     p.done = cmd.done;
   }
   p.command = std::move(cmd);
-  unsignalled_.push_back(std::move(p));  // nothing else is held (signalHeld above)
-  pushHeld(nullptr);
+  if (!hold) {
+    pushHeld(nullptr);  // it alone: what was held before it is pushed
+    return;
+  }
+  completions_->holdUnsignalled(unsignalled_.size() == 1);
+  if (unsignalled_.size() >= kMaxUnsignalled) signalHeld();
 }
 
 void CudaQueue::signalHeld() {
