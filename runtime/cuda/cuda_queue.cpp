@@ -135,6 +135,7 @@ void CudaQueue::submit(core::Command &&cmd) {
     if (!options().outOfOrder) completions_->drain();
   }
   std::lock_guard lock(submitMutex_);
+  Submitting submitting(submitter_);
   bool inOrder = !options().outOfOrder;
   core::Ref<core::Event> afterHost = std::move(afterHost_);
   afterHost_ = nullptr;
@@ -241,6 +242,9 @@ void CudaQueue::pushHeld(const SlotRef &end) {
 }
 
 void CudaQueue::flush() {
+  // From the submitting thread itself, waiting under the lock (a device without stream
+  // memory operations waits on the host): what it holds goes with its next event.
+  if (submitter_.load(std::memory_order_relaxed) == std::this_thread::get_id()) return;
   std::lock_guard lock(submitMutex_);
   signalHeld();
 }

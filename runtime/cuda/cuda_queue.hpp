@@ -13,8 +13,10 @@
 #include "cuda_device.hpp"
 #include "cuda_events.hpp"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace xpurt::cuda {
@@ -73,6 +75,17 @@ class CudaQueue final : public core::TaskQueue {
   // the next event recorded (signalHeld), at the latest after kMaxUnsignalled of them.
   static constexpr size_t kMaxUnsignalled = 64;
   std::vector<PendingCommand> unsignalled_;
+  // The thread in submit(), holding submitMutex_ (flush() from it must not take the lock).
+  std::atomic<std::thread::id> submitter_{};
+  struct Submitting {
+    explicit Submitting(std::atomic<std::thread::id> &s) : s_(s) {
+      s_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    }
+    ~Submitting() { s_.store(std::thread::id(), std::memory_order_relaxed); }
+    Submitting(const Submitting &) = delete;
+    Submitting &operator=(const Submitting &) = delete;
+    std::atomic<std::thread::id> &s_;
+  };
 };
 
 }  // namespace xpurt::cuda
