@@ -1,4 +1,5 @@
-// The CUDA C++ baselines of bench/cuda_bench.cpp, compiled with nvcc where a GPU run happens:
+// The CUDA C++ baselines of bench/cuda/workloads_bench.cpp, compiled with nvcc where a GPU run
+// happens:
 //   nvcc -ptx -arch=sm_90 -o baselines.ptx bench/cuda/baselines.cu
 // The same algorithms as bench/kernels/workloads.cl, written as a CUDA programmer would.
 extern "C" __global__ void saxpy(float *y, const float *x, float a, int n) {

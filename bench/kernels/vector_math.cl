@@ -1,5 +1,6 @@
-// Vector math on CUDA (bench/cuda_bench.cpp): libclc's sin, cos and pow on float4, which xpurt
-// compiles to one call of the scalar function per element (runtime/cuda/nvptx_vector_math.cpp).
+// Vector math on CUDA (bench/cuda/workloads_bench.cpp): libclc's sin, cos and pow on float4,
+// which xpurt compiles to one call of the scalar function per element
+// (runtime/cuda/nvptx_vector_math.cpp).
 kernel void vector_math(global float4 *y, global const float4 *x, int n) {
   int i = get_global_id(0);
   if (i < n) {
