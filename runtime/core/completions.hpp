@@ -96,36 +96,22 @@ class Completions final : public CompletionSource,
   ~Completions() override { reap(reaped_); }
 
   void push(Pending &&command) {
-    std::vector<Pending> done;
-    bool activate;
-    {
-      std::lock_guard lock(mutex_);
+    pushUnder([&] {
       pending_.push_back(std::move(command));
       ++pushed_;
-      activate = list();
-      done.swap(reaped_);
-    }
-    wakePoller(activate);
-    reap(done);
+    });
   }
 
   // Pushes the commands of `batch` in order (it is left empty), under one lock. A queue that
   // held them unsignalled (see holdUnsignalled) pushes them all at once, with the device event
   // it has just recorded after them.
   void pushAll(std::vector<Pending> &batch) {
-    std::vector<Pending> done;
-    bool activate;
-    {
-      std::lock_guard lock(mutex_);
+    pushUnder([&] {
       for (Pending &p : batch) pending_.push_back(std::move(p));
       pushed_ += batch.size();
       holdsUnsignalled_ = false;
-      activate = list();
-      done.swap(reaped_);
-    }
+    });
     batch.clear();
-    wakePoller(activate);
-    reap(done);
   }
 
   // For a queue that enqueues device work without recording an event after each command: it
@@ -346,6 +332,22 @@ class Completions final : public CompletionSource,
    private:
     std::atomic<uint32_t> &helpers_;
   };
+
+  // Adds pending commands (add, under mutex_), then lets the poller see them and releases, on
+  // this submitting thread, what completed commands held.
+  template <class Add>
+  void pushUnder(Add &&add) {
+    std::vector<Pending> done;
+    bool activate;
+    {
+      std::lock_guard lock(mutex_);
+      add();
+      activate = list();
+      done.swap(reaped_);
+    }
+    wakePoller(activate);
+    reap(done);
+  }
 
   // mutex_ held. Lists the queue with the poller; returns whether it was not listed, so that
   // the caller activates it (wakePoller) once the lock is released.
