@@ -90,15 +90,21 @@ namespace {
 XpurtResult changeCount(const char *entry, const void *handle, std::optional<core::ObjectKind> kind,
                         bool retain) {
   return api::guarded(entry, [&] {
-    if (kind)
-      api::lookupKind(handle, *kind, "handle");
-    else if (!handle)
-      core::fail(XPURT_ERROR_INVALID_HANDLE, "the handle is NULL");
+    if (!handle)
+      core::fail(XPURT_ERROR_INVALID_HANDLE, "the {} handle is NULL",
+                 kind ? core::objectKindName(*kind) : "xpurt");
     auto &registry = core::HandleRegistry::instance();
-    if (!(retain ? registry.retainHandle(handle) : registry.releaseHandle(handle)))
+    core::ObjectKind found{};
+    using Change = core::HandleRegistry::Change;
+    Change r = retain ? registry.retainHandle(handle, kind, &found)
+                      : registry.releaseHandle(handle, kind, &found);
+    if (r == Change::NotLive)
       core::fail(XPURT_ERROR_INVALID_HANDLE,
                  "{} is not a live xpurt handle: it was released{}, or never created", handle,
                  retain ? "" : " already");
+    if (r == Change::WrongKind)
+      core::fail(XPURT_ERROR_INVALID_HANDLE, "handle is a {} handle where a {} handle was expected",
+                 core::objectKindName(found), core::objectKindName(*kind));
   });
 }
 

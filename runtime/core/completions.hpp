@@ -24,6 +24,7 @@
 #include <condition_variable>
 #include <deque>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -203,6 +204,9 @@ class Completions final : public CompletionSource,
       }
     return false;
   }
+
+  // The device whose commands these are.
+  const Device &device() const { return device_; }
 
   // Whether the calling thread runs host work of this queue (one of its host callbacks).
   bool runningOnThisThread() const { return detail::hostWorkOf == this; }
@@ -540,8 +544,11 @@ class Completions final : public CompletionSource,
   std::mutex mutex_;          // guards what follows
   std::condition_variable drained_;
   std::condition_variable idle_;  // waitIdle()
-  std::deque<Pending> pending_;   // only advance() removes entries
-  std::vector<Pending> reaped_;   // completed, for a submitting thread to release
+  // The deque's nodes, reused: a pending command is larger than a node holds, so each would
+  // be allocated on its own. Used under mutex_ only.
+  std::pmr::unsynchronized_pool_resource nodes_;
+  std::pmr::deque<Pending> pending_{&nodes_};  // only advance() removes entries
+  std::vector<Pending> reaped_;                // completed, for a submitting thread to release
   uint64_t pushed_ = 0;
   std::atomic<uint64_t> completed_{0};  // written under mutex_; a spinning drain reads it without
   // Active in the device's poller; written under mutex_, read without it by the poller (which

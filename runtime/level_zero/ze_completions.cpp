@@ -62,17 +62,16 @@ std::string ZeCompletionBackend::reached(Pending &p, core::Reached r) {
   std::string failure;
   if (p.work.graph && r == core::Reached::Yes)
     failure = p.work.graph->failure();  // its first failed node, named
-  // Out of the table before the future completes, and a graph's recording idle for its next
-  // launch once nothing holds its end event: by the time the launch's waiters wake, nothing
-  // here does. Its events may be reused from now on.
-  if (p.done) device_.events().remove(p.done.get());
-  p.work = {};
+  // A graph's recording idle for its next launch once nothing holds its end event: by the
+  // time the launch's waiters wake, nothing here does. Other commands' events go back to
+  // their pool when the queue's submitting thread releases the command (release), which takes
+  // events from it: the two never contend for the pool.
+  if (p.work.graph) p.work = {};
   p.keep = nullptr;
   return failure;
 }
 
 void ZeCompletionBackend::release(Pending &p) {
-  if (p.done) device_.events().remove(p.done.get());  // a host callback's
   p.work = {};
 }
 

@@ -18,8 +18,11 @@ class GraphRecording;
 class ZeDevice;
 
 struct ZeWork {
-  SlotRef slot;                // the event the command signals
-  std::vector<SlotRef> waits;  // the events it waits on: not reused before it completes
+  SlotRef slot;  // the event the command signals
+  // The events it waits on, not reused before it completes: an in-order queue's previous
+  // command's, and others.
+  SlotRef after;
+  std::vector<SlotRef> waits;
   // A graph's launch: its host steps run before its end (`slot`) can be signalled, and its
   // nodes' failures fail it.
   std::shared_ptr<GraphRecording> graph;

@@ -74,13 +74,10 @@ class ZeDevice final : public core::Device {
   ze_device_handle_t handle() const { return description_.device; }
   ZeContext &context() const { return *context_; }
   const std::shared_ptr<ZeContext> &sharedContext() const { return context_; }
-  // The events of this device's queues' commands (ze_events.hpp).
-  EventTable &events() { return events_; }
 
  private:
   ZeDeviceDescription description_;
   std::shared_ptr<ZeContext> context_;
-  EventTable events_;
 };
 
 }  // namespace xpurt::level_zero

@@ -4,11 +4,16 @@
 #include "ze_call.hpp"
 #include "ze_handles.hpp"
 
+#include <deque>
+#include <mutex>
+#include <vector>
+
 namespace xpurt::level_zero {
 
 // Pools of kEventsPerPool events, created as needed; free events are reused before a new pool
-// is made. Shared by the slots, so a slot released after its ZeEventPool still finds its pool.
-class ZeEventPoolState {
+// is made. Counted by its ZeEventPool and by each slot taken and not given back, so a slot
+// released after its ZeEventPool still finds its pool.
+class ZeEventPoolState final : public SlotOwner {
  public:
   static constexpr uint32_t kEventsPerPool = 256;
 
@@ -17,39 +22,49 @@ class ZeEventPoolState {
 
   ~ZeEventPoolState() {
     DestroyingHandles destroying;
-    for (ze_event_handle_t e : all_) zeEventDestroy(e);
+    for (EventSlot &s : slots_) zeEventDestroy(s.handle);
     for (ze_event_pool_handle_t p : pools_) zeEventPoolDestroy(p);
   }
 
-  ze_event_handle_t take() {
+  void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+  EventSlot *take() {
     std::lock_guard lock(mutex_);
     if (!free_.empty()) {
-      ze_event_handle_t e = free_.back();
+      EventSlot *s = free_.back();
       free_.pop_back();
-      return e;
+      retain();
+      return s;
     }
     if (pools_.empty() || nextIndex_ == kEventsPerPool) addPool();
     auto desc = zeStruct<ze_event_desc_t>(ZE_STRUCTURE_TYPE_EVENT_DESC);
     desc.index = nextIndex_;
-    // Host scope: the host (the queue's completion thread) reads every event.
+    // Host scope: the host (the device's completion poller) reads every event.
     desc.signal = ZE_EVENT_SCOPE_FLAG_HOST;
     desc.wait = ZE_EVENT_SCOPE_FLAG_HOST;
     ze_event_handle_t e = nullptr;
     check(createHandle([&] { return zeEventCreate(pools_.back(), &desc, &e); }), "zeEventCreate");
     ++nextIndex_;
-    all_.push_back(e);
-    return e;
+    EventSlot &s = slots_.emplace_back();
+    s.handle = e;
+    s.owner = this;
+    retain();
+    return &s;
   }
 
-  void giveBack(ze_event_handle_t e) noexcept {
+  void slotReleased(EventSlot &slot) noexcept override {
     // An event that cannot be reset is not reused (it would look signalled at once).
-    if (ze_result_t r = zeEventHostReset(e); r != ZE_RESULT_SUCCESS) {
+    if (ze_result_t r = zeEventHostReset(slot.handle); r != ZE_RESULT_SUCCESS) {
       core::log().warn("Level Zero: zeEventHostReset failed with {}; the event is not reused",
                        resultName(r));
-      return;
+    } else {
+      std::lock_guard lock(mutex_);
+      free_.push_back(&slot);
     }
-    std::lock_guard lock(mutex_);
-    free_.push_back(e);
+    release();
   }
 
  private:
@@ -67,29 +82,27 @@ class ZeEventPoolState {
     nextIndex_ = 0;
   }
 
+  std::atomic<uint32_t> refs_{1};
   std::shared_ptr<ZeContext> context_;
   ze_device_handle_t device_;
   bool timestamps_;
   std::mutex mutex_;
   std::vector<ze_event_pool_handle_t> pools_;
-  uint32_t nextIndex_ = 0;  // in the last pool
-  std::vector<ze_event_handle_t> all_;
-  std::vector<ze_event_handle_t> free_;
+  uint32_t nextIndex_ = 0;       // in the last pool
+  std::deque<EventSlot> slots_;  // every event made; a deque does not move them
+  std::vector<EventSlot *> free_;
 };
 
 ZeEventPool::ZeEventPool(std::shared_ptr<ZeContext> context, ze_device_handle_t device,
                          bool timestamps)
-    : state_(std::make_shared<ZeEventPoolState>(std::move(context), device, timestamps)) {}
+    : state_(new ZeEventPoolState(std::move(context), device, timestamps)) {}
 
-ZeEventPool::~ZeEventPool() = default;
+ZeEventPool::~ZeEventPool() {
+  state_->release();
+}
 
 SlotRef ZeEventPool::acquire() {
-  ze_event_handle_t e = state_->take();
-  std::shared_ptr<ZeEventPoolState> state = state_;
-  return SlotRef(new EventSlot{e}, [state](EventSlot *slot) {
-    state->giveBack(slot->handle);
-    delete slot;
-  });
+  return SlotRef(state_->take());  // counted by the pool until it comes back
 }
 
 }  // namespace xpurt::level_zero

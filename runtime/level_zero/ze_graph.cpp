@@ -241,6 +241,11 @@ std::string GraphRecording::failure() {
                           : failure_;
 }
 
+void GraphRecording::slotReleased(EventSlot &) noexcept {
+  std::shared_ptr<GraphRecording> self = std::move(self_);  // this goes last, if at all
+  release();
+}
+
 void GraphRecording::release() noexcept {
   for (Lane &lane : lists_) {
     if (!lane.executed) continue;
@@ -337,10 +342,10 @@ ZeGraphExec::Launch ZeGraphExec::prepare(const std::shared_ptr<const GraphProgra
   launch.recording = chosen;
   launch.start = chosen->start_->handle;
   // Its last holder makes the recording idle again.
-  launch.end = SlotRef(new EventSlot{chosen->end_->handle}, [chosen](EventSlot *slot) {
-    chosen->release();
-    delete slot;
-  });
+  chosen->launchEnd_.handle = chosen->end_->handle;
+  chosen->launchEnd_.owner = chosen.get();
+  chosen->self_ = chosen;
+  launch.end = SlotRef(&chosen->launchEnd_);
   return launch;
 }
 

@@ -35,8 +35,9 @@ namespace xpurt::level_zero {
 
 struct GraphLanes;
 
-// One recording of a program, used by one launch at a time.
-class GraphRecording {
+// One recording of a program, used by one launch at a time. A launch's end is a slot of its
+// own (launchEnd_): its last holder makes the recording idle.
+class GraphRecording final : public SlotOwner {
  public:
   explicit GraphRecording(std::shared_ptr<GraphLanes> lanes);
   ~GraphRecording();
@@ -74,6 +75,7 @@ class GraphRecording {
   // The end event's last holder let it go: waits for the lists, resets the events and makes
   // the recording idle.
   void release() noexcept;
+  void slotReleased(EventSlot &slot) noexcept override;
   bool failedBefore(uint32_t node) const;
   ze_event_handle_t eventOf(uint32_t node) const { return events_[node]->handle; }
 
@@ -86,6 +88,9 @@ class GraphRecording {
   ZeEventPool pool_;
   std::vector<SlotRef> events_;  // per node; held for the recording's life
   SlotRef start_, end_;
+  EventSlot launchEnd_;  // end_'s event, counted by the launch's holders
+  // While a launch holds launchEnd_: the recording stays until its last holder lets it go.
+  std::shared_ptr<GraphRecording> self_;
   std::vector<Lane> lists_;                  // per lane
   std::vector<std::shared_ptr<void>> keep_;  // what the lists read (expanded fill patterns)
   std::vector<HostStep> hostSteps_;          // in topological order

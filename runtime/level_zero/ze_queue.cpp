@@ -48,7 +48,7 @@ ZeQueue::ZeQueue(core::Ref<ZeDevice> device, const core::QueueOptions &options)
   completions_ =
       std::make_shared<Completions>(*zeDevice_, std::make_shared<ZeCompletionBackend>(*zeDevice_),
                                     failures(), !options.outOfOrder);
-  if (batched_) completions_->setFlush([this] { flush(); });
+  completions_->setFlush([this] { flush(); });
 }
 
 namespace {
@@ -74,10 +74,8 @@ void destroyLaneHandles(Lanes &lanes) noexcept {
 }  // namespace
 
 ZeQueue::~ZeQueue() {
-  if (batched_) {
-    flush();  // what was recorded runs before the queue goes
-    completions_->setFlush(nullptr);
-  }
+  flush();  // what was recorded or held runs before the queue goes
+  completions_->setFlush(nullptr);
   if (completions_->runningOnThisThread()) {
     // A host callback of this queue releases it: its completion thread cannot wait for
     // itself. What completes the queue's last command frees what the queue held.
@@ -171,7 +169,10 @@ ZeQueue::Batch ZeQueue::nextBatch(Lane &lane) {
 
 void ZeQueue::flush() {
   std::lock_guard lock(appendMutex_);
-  flushLocked();
+  if (batched_)
+    flushLocked();
+  else
+    pushHeld();
 }
 
 void ZeQueue::flushLocked() {
@@ -220,7 +221,6 @@ void ZeQueue::flushLocked() {
           it->second);
       failures()->note(message);
       if (p.done) {
-        zeDevice_->events().remove(p.done.get());
         p.done->fail(message);
         p.done = nullptr;
       }
@@ -276,20 +276,51 @@ ZeQueue::Lane &ZeQueue::laneFor(const core::Command &cmd) {
 }
 
 void ZeQueue::drain() {
-  if (batched_) flush();
-  completions_->drain();
+  completions_->drain();  // its flush submits what the queue records or holds
+}
+
+SlotRef ZeQueue::deviceEventOf(const core::Event &e) const {
+  // A batched out-of-order queue's own command not executed yet.
+  if (e.driver() == completions_.get())
+    for (auto it = recorded_.rbegin(); it != recorded_.rend(); ++it)
+      if (it->done.get() == &e) return it->work.slot;
+  // A pending command of a queue of this device (its events are this device's).
+  auto *owner = dynamic_cast<Completions *>(e.sharedDriver().get());
+  if (!owner || &owner->device() != zeDevice_.get()) return nullptr;
+  SlotRef slot;
+  owner->withPending(&e, [&](const PendingCommand &c) { slot = c.work.slot; });
+  return slot;
+}
+
+void ZeQueue::pushHeld() {
+  if (!held_.empty()) completions_->pushAll(held_);
 }
 
 void ZeQueue::submit(core::Command &&cmd) {
   using Type = core::Command::Type;
   gatherWaits(cmd, completions_.get());  // never under appendMutex_
-  PendingCommand p;
-  Lane *lane = nullptr;  // the lane it is appended to
   std::lock_guard lock(appendMutex_);
   // A host callback runs once what came before it has: that must be submitted.
   if (batched_ && cmd.type == Type::HostCallback) flushLocked();
   // An in-order queue's barrier orders nothing the chain of events does not already order.
   if (!cmd.done && cmd.waits.empty() && cmd.type == Type::Barrier) return;
+  bool inOrder = !options().outOfOrder;
+  bool timed = cmd.done && cmd.done->timed();
+  // An in-order queue holds its launches, copies, fills and waits, each signalling its event
+  // (the next one waits on it), and hands them to the completion engine together
+  // (holdUnsignalled): one push and one wake of the poller for many commands. Host callbacks,
+  // graphs (their recordings are released as they complete) and measured commands (their end
+  // is seen when reached) are pushed at once, after what is held.
+  bool hold =
+      inOrder && !batched_ && !timed && cmd.type != Type::Graph && cmd.type != Type::HostCallback;
+  if (!hold) pushHeld();
+  // Pushed once its batch executes. A batch may be executed while the command is built (a
+  // graph's launch waits for a recording): it is built apart, then recorded.
+  bool record = batched_ && cmd.type != Type::HostCallback;
+  PendingCommand recording;
+  // Else built where it waits to be pushed: a command is large.
+  PendingCommand &p = record ? recording : held_.emplace_back();
+  Lane *lane = nullptr;  // the lane it is appended to
   try {
     if (cmd.type != Type::Graph) p.work.slot = events_->acquire();  // a graph's is its end
     // A graph launched again after the last launch completed reuses its recording, which the
@@ -298,24 +329,25 @@ void ZeQueue::submit(core::Command &&cmd) {
       last_ = nullptr;
     std::vector<ze_event_handle_t> &wait = waitScratch_;  // reused: no allocation per command
     wait.clear();
-    auto waitOn = [&](SlotRef slot) {
-      wait.push_back(slot->handle);
-      p.work.waits.push_back(std::move(slot));
-    };
-    if (last_) waitOn(last_);
+    if (last_) {
+      wait.push_back(last_->handle);
+      p.work.after = last_;
+    }
     for (const core::Ref<core::Event> &e : cmd.waits) {
       if (e->isDone()) continue;
-      if (SlotRef slot = zeDevice_->events().find(e.get())) {
-        waitOn(std::move(slot));
-      } else {
+      // The queue's own earlier commands: its chain of events orders them already.
+      if (inOrder && e->driver() == completions_.get()) continue;
+      SlotRef slot = deviceEventOf(*e);
+      if (!slot) {
         // Another device's or backend's future: an event the host signals when it completes.
-        SlotRef proxy = events_->acquire();
-        e->then([proxy] { zeEventHostSignal(proxy->handle); });
-        waitOn(std::move(proxy));
+        slot = events_->acquire();
+        e->then([proxy = slot] { zeEventHostSignal(proxy->handle); });
       }
+      wait.push_back(slot->handle);
+      p.work.waits.push_back(std::move(slot));
     }
     p.work.deviceTimes = options().profiling;
-    p.submitNs = cmd.done && cmd.done->timed() ? core::steadyNowNs() : 0;
+    p.submitNs = timed ? core::steadyNowNs() : 0;
     if (cmd.type == Type::HostCallback) {
       // Runs on the device's host executor once the commands before it have completed and
       // what it waits for has; commands after it wait for its event.
@@ -332,25 +364,29 @@ void ZeQueue::submit(core::Command &&cmd) {
     }
   } catch (const core::Error &e) {
     // Nothing was appended: later commands must not wait for this one forever.
+    if (!record) held_.pop_back();
     if (cmd.done) cmd.done->fail(e.what());
     throw;
   }
   if (cmd.done) {
     cmd.done->setDriver(completions_);
-    zeDevice_->events().add(cmd.done.get(), p.work.slot);
     p.done = std::move(cmd.done);
   }
-  if (!options().outOfOrder) last_ = p.work.slot;
+  if (inOrder) last_ = p.work.slot;
   p.command = std::move(cmd);
-  if (!batched_ || !lane) {
-    completions_->push(std::move(p));
+  if (record) {
+    ++lane->recorded;
+    recorded_.push_back(std::move(p));
+    recordedLanes_.push_back(lane);
+    if (recorded_.size() >= kBatchCommands) flushLocked();
     return;
   }
-  // Handed to the completion thread once its batch is executed.
-  ++lane->recorded;
-  recorded_.push_back(std::move(p));
-  recordedLanes_.push_back(lane);
-  if (recorded_.size() >= kBatchCommands) flushLocked();
+  if (!hold) {
+    pushHeld();  // it alone: what was held before it is pushed
+    return;
+  }
+  completions_->holdUnsignalled(held_.size() == 1);
+  if (held_.size() >= kMaxHeld) pushHeld();
 }
 
 }  // namespace xpurt::level_zero

@@ -1,6 +1,7 @@
 // A queue on a Level Zero device: immediate command lists, each command appended with one
 // call that names the event it signals and the events it waits on, never a full barrier.
-// An in-order queue chains each command to the previous one's event; an out-of-order queue
+// An in-order queue chains each command to the previous one's event, and holds its launches,
+// copies and fills to hand them to the completion engine together; an out-of-order queue
 // passes on the waits the hazard tracker found. Copies go to the copy-only queue group where
 // the queue's engine says so (a copy queue; an out-of-order queue's copies), launches to the
 // compute group. The core's completion engine (ze_completions.hpp) sees the events signalled
@@ -61,7 +62,14 @@ class ZeQueue final : public core::TaskQueue {
   // failed execution fails the commands' futures (their events are signalled from the host,
   // so nothing waits for them forever). Under appendMutex_.
   void flushLocked();
+  // Submits what is recorded (batched queues) or pushes what is held: the completion engine's
+  // flush, when one of their futures is waited for or the queue goes quiet.
   void flush();
+  // appendMutex_ held. Pushes the commands held (in-order queues) to the completion engine.
+  void pushHeld();
+  // The device event that signals the future `e`'s completion: a pending command's of a queue
+  // of this device; null if there is none (another device's or backend's future, or done).
+  SlotRef deviceEventOf(const core::Event &e) const;
   // Gives the lane an open batch if a failed flush left it without one.
   void openBatch(Lane &lane);
   // Runs a graph's recording (ze_graph.hpp), started by a barrier on the lane after the
@@ -83,6 +91,10 @@ class ZeQueue final : public core::TaskQueue {
   // executed.
   std::vector<PendingCommand> recorded_;
   std::vector<const Lane *> recordedLanes_;  // the lane of each
+  // In-order queues: commands appended and not yet pushed, in order; pushed before a command
+  // that is not held, on flush(), and at the latest once kMaxHeld of them are held.
+  static constexpr size_t kMaxHeld = 64;
+  std::vector<PendingCommand> held_;
   size_t nextCompute_ = 0;
   SlotRef last_;                                // in-order queues: the previous command's event
   std::vector<ze_event_handle_t> waitScratch_;  // a command's wait list, under appendMutex_

@@ -128,6 +128,27 @@ TEST_F(LevelZeroTest, MoreThanAHundredThousandLaunchesBetweenSyncs) {
   EXPECT_EQ(out.hostPtr()[15], 16);
 }
 
+// An in-order queue holds its launches and hands them to the completion engine together.
+// Once it has enqueued nothing for a moment they are handed on with nobody waiting or syncing:
+// the device's poller then asks the driver about their events (and completes their futures).
+// Held for good, nothing would call the driver again.
+TEST_F(LevelZeroTest, HeldLaunchesAreHandedOnOnceTheQueueGoesQuiet) {
+  Module spirv(*device, "xpurt_test_spirv");
+  Kernel addInt(spirv, "add_int");
+  Array<int32_t, AllocType::Shared> in(*device, 16), out(*device, 16);
+  for (int i = 0; i < 16; ++i) in.hostPtr()[i] = i;
+  TaskQueue queue(*device);
+  queue.launch(addInt, Range(16), {Arg::read(in), Arg::write(out), 1}).wait();  // warm
+  Future held = queue.launch(addInt, Range(16), {Arg::read(in), Arg::write(out), 2});
+  uint64_t appended = zeCpu.callCount();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (zeCpu.callCount() == appended && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  EXPECT_GT(zeCpu.callCount(), appended) << "the held launch was never handed on";
+  held.wait();
+  EXPECT_EQ(out.hostPtr()[15], 17);
+}
+
 TEST_F(LevelZeroTest, ProfilingGivesDeviceTimeFromKernelTimestamps) {
   Module module(*device, "xpurt_test_spirv");
   Kernel addInt(module, "add_int");
