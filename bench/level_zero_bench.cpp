@@ -7,6 +7,10 @@
 //   enqueue_launch/xpurt        TaskQueue::launch of an empty one-task SPIR-V kernel
 //   enqueue_launch/ze_direct    zeCommandListAppendLaunchKernel on an immediate list, no
 //                               event: the least a runtime can do per launch
+//   enqueue_launch/ze_direct_paced  the same append, made only every ~1.5 us (a busy loop
+//                               between appends, not timed): what the append costs the
+//                               caller when made at about xpurt's pace, the driver's
+//                               threads having gone idle in between
 //   enqueue_launch/ze_ispcrt_style  what ISPCRT does per launch on its regular command list:
 //                               an event from its pool (zeEventCreate), group size and
 //                               argument set, the append signalling the event (its close,
@@ -33,6 +37,7 @@
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -215,6 +220,25 @@ void BM_Launch_Direct(benchmark::State &state) {
       [&] { d.syncImmediate(); });
 }
 BENCHMARK(BM_Launch_Direct)->Name("enqueue_launch/ze_direct");
+
+void BM_Launch_DirectPaced(benchmark::State &state) {
+  DirectSide &d = directSide();
+  ze_group_count_t groups{1, 1, 1};
+  int64_t n = 0;
+  for (auto _ : state) {
+    auto pause = std::chrono::steady_clock::now() + std::chrono::nanoseconds(1500);
+    while (std::chrono::steady_clock::now() < pause) {
+    }
+    auto start = std::chrono::steady_clock::now();
+    ze(zeCommandListAppendLaunchKernel(d.immediate, d.kernel, &groups, nullptr, 0, nullptr),
+       "zeCommandListAppendLaunchKernel");
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (++n % kBatch == 0) d.syncImmediate();
+  }
+  d.syncImmediate();
+}
+BENCHMARK(BM_Launch_DirectPaced)->Name("enqueue_launch/ze_direct_paced")->UseManualTime();
 
 void BM_Launch_IspcrtStyle(benchmark::State &state) {
   DirectSide &d = directSide();

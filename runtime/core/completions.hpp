@@ -43,7 +43,9 @@ struct PendingCommand {
   std::shared_ptr<void> keep;         // memory the device reads until it completes
   uint64_t submitNs = 0;              // when it was submitted: a trace's start without device times
   Work work;                          // the backend's: its device events, staging, ...
-  enum class Stage : uint8_t { Queued, OnHost, OnDevice, Finished };
+  // Finishing: reached or failed, its backend releasing what it held (withPending no longer
+  // hands it out), its future not yet completed.
+  enum class Stage : uint8_t { Queued, OnHost, OnDevice, Finishing, Finished };
   Stage stage = Stage::Queued;  // under the Completions' mutex
 
   bool isHostCallback() const { return command.type == Command::Type::HostCallback; }
@@ -68,8 +70,9 @@ class CompletionBackend {
   // Once reached: the time the device took, where measured.
   virtual std::optional<uint64_t> deviceTimeNs(Pending &) { return std::nullopt; }
   // Once reached or failed, before its future completes: host work after it (staged data
-  // copied out), what must go at once (a graph's recording, reused by its next launch). Returns
-  // the failure of a part of it (a graph's node) when the device work itself succeeded.
+  // copied out), what must go at once (a graph's recording, reused by its next launch); no
+  // other thread looks at its work from now on (withPending). Returns the failure of a part of
+  // it (a graph's node) when the device work itself succeeded.
   virtual std::string reached(Pending &, Reached) { return {}; }
   // Gives back what the command held (its event-table entry), on a thread that submits.
   virtual void release(Pending &) {}
@@ -193,12 +196,13 @@ class Completions final : public CompletionSource,
 
   // Calls fn with the pending command whose future is `event` (a queue that waits for it on
   // the device looks up its device event so), under the engine's lock; false if there is none
-  // (completed, or still held by its queue).
+  // (completed or completing, or still held by its queue).
   template <class Fn>
   bool withPending(const Event *event, Fn &&fn) {
     std::lock_guard lock(mutex_);
     for (auto it = pending_.rbegin(); it != pending_.rend(); ++it)
       if (it->done.get() == event) {
+        if (it->stage >= Pending::Stage::Finishing) return false;
         fn(*it);
         return true;
       }
@@ -422,7 +426,7 @@ class Completions final : public CompletionSource,
         }
         stage = Stage::OnHost;
       }
-      if (stage == Stage::OnHost) {
+      if (stage == Stage::OnHost || stage == Stage::Finishing) {  // in another thread's hands
         if (inOrder_) break;
         allBeforeFinished = false;
         continue;
@@ -497,6 +501,7 @@ class Completions final : public CompletionSource,
       completeFuture(p, failure, {p.submitNs, p.done && p.done->timed() ? steadyNowNs() : 0});
       setStage(p, Stage::Finished);
     } else if (!failure.empty()) {
+      setStage(p, Stage::Finishing);
       backend_->reached(p, Reached::Failed);
       completeFuture(p, failure, {});
       setStage(p, Stage::Finished);
@@ -516,6 +521,7 @@ class Completions final : public CompletionSource,
       if (std::optional<uint64_t> ns = backend_->deviceTimeNs(p))
         times.startNs = times.endNs > *ns ? times.endNs - *ns : 0;
     }
+    setStage(p, Stage::Finishing);  // its backend may now let go of its device events
     std::string partFailure = backend_->reached(p, r);
     if (r == Reached::Yes) failure = std::move(partFailure);
     completeFuture(p, failure, times);

@@ -20,7 +20,20 @@ void KernelLaunch::select(size_t index) {
   }
 }
 
+void KernelLaunch::clear() {
+  function = nullptr;
+  grid = block = {1, 1, 1};
+  shared = 0;
+  params.clear();
+  taskParams = nullptr;
+  pointers.clear();
+  offsets.clear();
+  values = {};
+  parts = {};
+}
+
 void prepareLaunch(const CudaDevice &device, const core::Command &cmd, KernelLaunch &l) {
+  l.clear();
   auto &kernel = static_cast<CudaKernel &>(*cmd.kernel);
   l.function = kernel.function();
   core::NDRange range = core::launchRange(cmd);

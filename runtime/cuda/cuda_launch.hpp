@@ -40,11 +40,14 @@ struct KernelLaunch {
   KernelLaunch &operator=(const KernelLaunch &) = delete;
   // Sets grid, block and values.groupBase to part `index`'s.
   void select(size_t index);
+  // As made, keeping the vectors' capacity: a queue reuses one for its launches.
+  void clear();
   // "kernel 'k', 4x1x1 blocks of 256x1x1, 0 bytes of dynamic shared memory", for messages.
   std::string describe(const core::Command &cmd) const;
 };
 
-// Fills `launch` for the launch command `cmd` on `device`, its first part selected; throws
+// Fills `launch` (cleared first) for the launch command `cmd` on `device`, its first part
+// selected; throws
 // OUT_OF_RANGE for a grid the device cannot run. The parameters stay valid while `cmd` and
 // `launch` live.
 void prepareLaunch(const CudaDevice &device, const core::Command &cmd, KernelLaunch &launch);

@@ -367,7 +367,7 @@ void CudaQueue::enqueueFill(core::Command &cmd, CUstream stream) {
 }
 
 void CudaQueue::enqueueLaunch(core::Command &cmd, CUstream stream) {
-  KernelLaunch l;
+  KernelLaunch &l = launch_;  // its vectors allocate once for the queue, not per launch
   prepareLaunch(*cudaDevice_, cmd, l);
   for (size_t part = 0; part < l.parts.size(); ++part) {
     if (part > 0) l.select(part);

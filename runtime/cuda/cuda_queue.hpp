@@ -12,6 +12,7 @@
 #include "cuda_completions.hpp"
 #include "cuda_device.hpp"
 #include "cuda_events.hpp"
+#include "cuda_launch.hpp"
 
 #include <atomic>
 #include <memory>
@@ -46,7 +47,7 @@ class CudaQueue final : public core::TaskQueue {
   // Enqueues the command's work; returns what must stay alive until it completes.
   std::shared_ptr<void> enqueue(core::Command &cmd, CUstream stream);
   void enqueueFill(core::Command &cmd, CUstream stream);
-  void enqueueLaunch(core::Command &cmd, CUstream stream);
+  void enqueueLaunch(core::Command &cmd, CUstream stream);  // submitMutex_ held
   // submitMutex_ held. Records an event after the commands held unsignalled and pushes them
   // to the completion engine.
   void signalHeld();
@@ -66,6 +67,7 @@ class CudaQueue final : public core::TaskQueue {
   CudaEventPool events_;
   CudaEventPool timedEvents_;
   HostFlagPool flags_;
+  KernelLaunch launch_;  // enqueueLaunch's, under submitMutex_
   // The staging buffer pageable copies reuse when none in flight holds it.
   std::shared_ptr<StagingBuffer> staging_;
   // In-order queues: a host callback the next command must wait for (it runs on the host).

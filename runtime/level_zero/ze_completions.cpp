@@ -63,10 +63,9 @@ std::string ZeCompletionBackend::reached(Pending &p, core::Reached r) {
   if (p.work.graph && r == core::Reached::Yes)
     failure = p.work.graph->failure();  // its first failed node, named
   // A graph's recording idle for its next launch once nothing holds its end event: by the
-  // time the launch's waiters wake, nothing here does. Other commands' events go back to
-  // their pool when the queue's submitting thread releases the command (release), which takes
-  // events from it: the two never contend for the pool.
-  if (p.work.graph) p.work = {};
+  // time the launch's waiters wake, nothing here does. Its events go back to their pool once
+  // no later command waits on them either.
+  p.work = {};
   p.keep = nullptr;
   return failure;
 }

@@ -11,8 +11,9 @@
 namespace xpurt::level_zero {
 
 // Pools of kEventsPerPool events, created as needed; free events are reused before a new pool
-// is made. Counted by its ZeEventPool and by each slot taken and not given back, so a slot
-// released after its ZeEventPool still finds its pool.
+// is made. Events given back go onto a lock-free list that the taking side empties when it has
+// none left of its own. Counted by its ZeEventPool and by each slot taken and not given back, so a
+// slot released after its ZeEventPool still finds its pool.
 class ZeEventPoolState final : public SlotOwner {
  public:
   static constexpr uint32_t kEventsPerPool = 256;
@@ -33,6 +34,12 @@ class ZeEventPoolState final : public SlotOwner {
 
   EventSlot *take() {
     std::lock_guard lock(mutex_);
+    if (free_.empty()) {
+      // The slots given back since the last look, taken all at once: no other thread pops.
+      for (EventSlot *s = returned_.exchange(nullptr, std::memory_order_acquire); s;
+           s = s->nextReturned)
+        free_.push_back(s);
+    }
     if (!free_.empty()) {
       EventSlot *s = free_.back();
       free_.pop_back();
@@ -55,14 +62,18 @@ class ZeEventPoolState final : public SlotOwner {
     return &s;
   }
 
+  // On any thread (the device's poller, mostly): pushed onto returned_ without a lock, so that
+  // it never contends with the queue taking events.
   void slotReleased(EventSlot &slot) noexcept override {
     // An event that cannot be reset is not reused (it would look signalled at once).
     if (ze_result_t r = zeEventHostReset(slot.handle); r != ZE_RESULT_SUCCESS) {
       core::log().warn("Level Zero: zeEventHostReset failed with {}; the event is not reused",
                        resultName(r));
     } else {
-      std::lock_guard lock(mutex_);
-      free_.push_back(&slot);
+      slot.nextReturned = returned_.load(std::memory_order_relaxed);
+      while (!returned_.compare_exchange_weak(slot.nextReturned, &slot, std::memory_order_release,
+                                              std::memory_order_relaxed)) {
+      }
     }
     release();
   }
@@ -86,7 +97,8 @@ class ZeEventPoolState final : public SlotOwner {
   std::shared_ptr<ZeContext> context_;
   ze_device_handle_t device_;
   bool timestamps_;
-  std::mutex mutex_;
+  std::mutex mutex_;  // taken by the threads that take events (one queue's, in turn)
+  std::atomic<EventSlot *> returned_{nullptr};
   std::vector<ze_event_pool_handle_t> pools_;
   uint32_t nextIndex_ = 0;       // in the last pool
   std::deque<EventSlot> slots_;  // every event made; a deque does not move them

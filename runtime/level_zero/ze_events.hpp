@@ -33,6 +33,7 @@ struct EventSlot {
   ze_event_handle_t handle = nullptr;
   SlotOwner *owner = nullptr;
   std::atomic<uint32_t> refs{0};
+  EventSlot *nextReturned = nullptr;  // its pool's list of slots given back
 };
 
 class SlotRef {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -133,6 +134,9 @@ TEST_F(LevelZeroTest, MoreThanAHundredThousandLaunchesBetweenSyncs) {
 // the device's poller then asks the driver about their events (and completes their futures).
 // Held for good, nothing would call the driver again.
 TEST_F(LevelZeroTest, HeldLaunchesAreHandedOnOnceTheQueueGoesQuiet) {
+  if (const char *s = std::getenv("XPURT_LEVEL_ZERO_SUBMISSION"); s && std::string(s) == "batched")
+    GTEST_SKIP() << "queues are batched here: they submit nothing until synced, waited on or "
+                    "full (ABatchedQueueRunsNothingUntilSubmittedThenAllInOneRegularList)";
   Module spirv(*device, "xpurt_test_spirv");
   Kernel addInt(spirv, "add_int");
   Array<int32_t, AllocType::Shared> in(*device, 16), out(*device, 16);
