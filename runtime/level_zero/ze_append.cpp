@@ -27,14 +27,15 @@ std::shared_ptr<void> CommandAppender::append(const core::Command &cmd,
     case Type::Copy:
       check(zeCommandListAppendMemoryCopy(list, cmd.dst.pointer(), cmd.src.pointer(), cmd.dst.size,
                                           signal, count, waits),
-            "zeCommandListAppendMemoryCopy", fmt::format("{} bytes", cmd.dst.size));
+            "zeCommandListAppendMemoryCopy", [&] { return fmt::format("{} bytes", cmd.dst.size); });
       return nullptr;
     case Type::Fill: {
       uint32_t n = cmd.patternSize;
       if ((n & (n - 1)) == 0 && n <= maxFillPatternSize) {
         check(zeCommandListAppendMemoryFill(list, cmd.dst.pointer(), cmd.patternBytes(), n,
                                             cmd.dst.size, signal, count, waits),
-              "zeCommandListAppendMemoryFill", fmt::format("{} bytes", cmd.dst.size));
+              "zeCommandListAppendMemoryFill",
+              [&] { return fmt::format("{} bytes", cmd.dst.size); });
         return nullptr;
       }
       // A pattern the queue group cannot fill with: the whole range, filled here, copied.
@@ -86,21 +87,27 @@ CommandAppender::KernelClone &CommandAppender::cloneOf(core::Kernel &kernel,
 }
 
 void CommandAppender::setArg(KernelClone &clone, uint32_t index, size_t size, const void *value) {
-  // Remembered as the value's bytes, or the __local size with a marker for no value.
-  std::vector<std::byte> state(1 + (value ? size : sizeof size));
-  state[0] = std::byte{value ? uint8_t{1} : uint8_t{0}};
-  std::memcpy(state.data() + 1, value ? value : &size, state.size() - 1);
+  // Remembered as the value's bytes, or the __local size with a marker for no value; compared
+  // in place, so an unchanged argument allocates nothing.
+  const std::byte marker{value ? uint8_t{1} : uint8_t{0}};
+  const void *bytes = value ? value : &size;
+  size_t n = value ? size : sizeof size;
   if (clone.args.size() <= index) clone.args.resize(index + 1);
-  if (clone.args[index] == state) return;
+  std::vector<std::byte> &known = clone.args[index];
+  if (known.size() == n + 1 && known[0] == marker && std::memcmp(known.data() + 1, bytes, n) == 0)
+    return;
   check(zeKernelSetArgumentValue(clone.handle, index, size, value), "zeKernelSetArgumentValue",
-        fmt::format("argument {} of kernel '{}'", index, clone.kernel->name()));
-  clone.args[index] = std::move(state);
+        [&] { return fmt::format("argument {} of kernel '{}'", index, clone.kernel->name()); });
+  known.resize(n + 1);
+  known[0] = marker;
+  std::memcpy(known.data() + 1, bytes, n);
 }
 
 void CommandAppender::setGroupSize(KernelClone &clone, const std::array<uint32_t, 3> &size) {
   if (clone.groupSize == size) return;
-  check(zeKernelSetGroupSize(clone.handle, size[0], size[1], size[2]), "zeKernelSetGroupSize",
-        fmt::format("{}x{}x{} for kernel '{}'", size[0], size[1], size[2], clone.kernel->name()));
+  check(zeKernelSetGroupSize(clone.handle, size[0], size[1], size[2]), "zeKernelSetGroupSize", [&] {
+    return fmt::format("{}x{}x{} for kernel '{}'", size[0], size[1], size[2], clone.kernel->name());
+  });
   clone.groupSize = size;
 }
 
@@ -189,12 +196,14 @@ void CommandAppender::appendLaunch(const core::Command &cmd, ze_command_list_han
     check(zeCommandListAppendLaunchKernel(list, clone.handle, &groups, split ? nullptr : signal,
                                           static_cast<uint32_t>(wait.size()),
                                           wait.empty() ? nullptr : wait.data()),
-          "zeCommandListAppendLaunchKernel", fmt::format("kernel '{}'", cmd.kernel->name()));
+          "zeCommandListAppendLaunchKernel",
+          [&] { return fmt::format("kernel '{}'", cmd.kernel->name()); });
   }
   if (split)
-    check(zeCommandListAppendBarrier(list, signal, 0, nullptr), "zeCommandListAppendBarrier",
-          fmt::format("the end of kernel '{}', launched in {} parts", cmd.kernel->name(),
-                      parts.size()));
+    check(zeCommandListAppendBarrier(list, signal, 0, nullptr), "zeCommandListAppendBarrier", [&] {
+      return fmt::format("the end of kernel '{}', launched in {} parts", cmd.kernel->name(),
+                         parts.size());
+    });
 }
 
 }  // namespace xpurt::level_zero

@@ -7,6 +7,7 @@
 
 #include <level_zero/ze_api.h>
 
+#include <concepts>
 #include <string>
 
 namespace xpurt::level_zero {
@@ -30,6 +31,13 @@ T zeStruct(ze_structure_type_t type) {
 
 inline void check(ze_result_t result, const char *call, const std::string &context = {}) {
   if (result != ZE_RESULT_SUCCESS) failCall(call, result, context);
+}
+
+// The same, the context made by `context()` only on failure: on a command's path, formatting
+// a message costs as much as the append itself.
+template <std::invocable Context>
+void check(ze_result_t result, const char *call, Context &&context) {
+  if (result != ZE_RESULT_SUCCESS) failCall(call, result, context());
 }
 
 }  // namespace xpurt::level_zero
