@@ -17,20 +17,32 @@
 namespace xpurt_bench_cuda {
 namespace {
 
+// Operations between the untimed syncs of an enqueue benchmark (and the events a raw-driver
+// benchmark cycles through).
+constexpr size_t kBatch = 4096;
+
+// Runs op(n) per iteration, n counting from 0, and sync(n) outside the timing every kBatch
+// operations and once at the end.
+template <class Op, class Sync>
+void enqueueLoop(benchmark::State &state, Op op, Sync sync) {
+  size_t n = 0;
+  for (auto _ : state) {
+    op(n);
+    if (++n % kBatch == 0) {
+      state.PauseTiming();
+      sync(n);
+      state.ResumeTiming();
+    }
+  }
+  sync(n);
+}
+
 void BM_LaunchEnqueue_XpurtSpirv(benchmark::State &state, bool profiled) {
   if (skip(state)) return;
   Setup &s = setup();
   xpurt::TaskQueue &queue = profiled ? *s.profiling : *s.queue;
-  int64_t n = 0;
-  for (auto _ : state) {
-    queue.launch(*s.emptySpirv, 1);
-    if (++n % 4096 == 0) {
-      state.PauseTiming();
-      queue.sync();
-      state.ResumeTiming();
-    }
-  }
-  queue.sync();
+  enqueueLoop(
+      state, [&](size_t) { queue.launch(*s.emptySpirv, 1); }, [&](size_t) { queue.sync(); });
 }
 BENCHMARK_CAPTURE(BM_LaunchEnqueue_XpurtSpirv, plain, false)->Name("launch_enqueue/xpurt_spirv");
 BENCHMARK_CAPTURE(BM_LaunchEnqueue_XpurtSpirv, profiling, true)
@@ -39,16 +51,8 @@ BENCHMARK_CAPTURE(BM_LaunchEnqueue_XpurtSpirv, profiling, true)
 void BM_LaunchEnqueue_XpurtPtx(benchmark::State &state) {
   if (skip(state)) return;
   Setup &s = setup();
-  int64_t n = 0;
-  for (auto _ : state) {
-    s.queue->launch(*s.emptyPtx, 1);
-    if (++n % 4096 == 0) {
-      state.PauseTiming();
-      s.queue->sync();
-      state.ResumeTiming();
-    }
-  }
-  s.queue->sync();
+  enqueueLoop(
+      state, [&](size_t) { s.queue->launch(*s.emptyPtx, 1); }, [&](size_t) { s.queue->sync(); });
 }
 BENCHMARK(BM_LaunchEnqueue_XpurtPtx)->Name("launch_enqueue/xpurt_ptx");
 
@@ -57,16 +61,10 @@ void BM_LaunchEnqueue_RawDriver(benchmark::State &state) {
   Setup &s = setup();
   void *params = nullptr;
   void *args[] = {&params};
-  int64_t n = 0;
-  for (auto _ : state) {
-    s.driver.launch(s.rawEmpty, 1, 1, 1, 1, 1, 1, 0, s.stream, args, nullptr);
-    if (++n % 4096 == 0) {
-      state.PauseTiming();
-      s.driver.streamSync(s.stream);
-      state.ResumeTiming();
-    }
-  }
-  s.driver.streamSync(s.stream);
+  enqueueLoop(
+      state,
+      [&](size_t) { s.driver.launch(s.rawEmpty, 1, 1, 1, 1, 1, 1, 0, s.stream, args, nullptr); },
+      [&](size_t) { s.driver.streamSync(s.stream); });
 }
 BENCHMARK(BM_LaunchEnqueue_RawDriver)->Name("launch_enqueue/raw_driver");
 
@@ -76,19 +74,15 @@ void BM_LaunchEnqueue_RawDriverAndEvent(benchmark::State &state) {
   Setup &s = setup();
   void *params = nullptr;
   void *args[] = {&params};
-  std::vector<CUevent> events(4096);
+  std::vector<CUevent> events(kBatch);
   for (CUevent &e : events) s.driver.eventCreate(&e, CU_EVENT_DISABLE_TIMING);
-  size_t n = 0;
-  for (auto _ : state) {
-    s.driver.launch(s.rawEmpty, 1, 1, 1, 1, 1, 1, 0, s.stream, args, nullptr);
-    s.driver.eventRecord(events[n % events.size()], s.stream);
-    if (++n % events.size() == 0) {
-      state.PauseTiming();
-      s.driver.streamSync(s.stream);
-      state.ResumeTiming();
-    }
-  }
-  s.driver.streamSync(s.stream);
+  enqueueLoop(
+      state,
+      [&](size_t n) {
+        s.driver.launch(s.rawEmpty, 1, 1, 1, 1, 1, 1, 0, s.stream, args, nullptr);
+        s.driver.eventRecord(events[n % kBatch], s.stream);
+      },
+      [&](size_t) { s.driver.streamSync(s.stream); });
 }
 BENCHMARK(BM_LaunchEnqueue_RawDriverAndEvent)->Name("launch_enqueue/raw_driver_with_event");
 
@@ -100,7 +94,7 @@ void BM_LaunchEnqueue_RawDriverAndWaiter(benchmark::State &state, bool poll) {
   Setup &s = setup();
   void *params = nullptr;
   void *args[] = {&params};
-  std::vector<CUevent> events(4096);
+  std::vector<CUevent> events(kBatch);
   for (CUevent &e : events) s.driver.eventCreate(&e, CU_EVENT_DISABLE_TIMING);
   std::atomic<size_t> recorded{0}, waited{0};
   std::atomic<bool> stop{false};
@@ -112,7 +106,7 @@ void BM_LaunchEnqueue_RawDriverAndWaiter(benchmark::State &state, bool poll) {
         std::this_thread::yield();
         continue;
       }
-      CUevent e = events[next % events.size()];
+      CUevent e = events[next % kBatch];
       if (poll) {
         while (s.driver.eventQuery(e) == CUDA_ERROR_NOT_READY) std::this_thread::yield();
       } else {
@@ -121,18 +115,16 @@ void BM_LaunchEnqueue_RawDriverAndWaiter(benchmark::State &state, bool poll) {
       waited.store(++next, std::memory_order_release);
     }
   });
-  size_t n = 0;
-  for (auto _ : state) {
-    s.driver.launch(s.rawEmpty, 1, 1, 1, 1, 1, 1, 0, s.stream, args, nullptr);
-    s.driver.eventRecord(events[n % events.size()], s.stream);
-    recorded.store(++n, std::memory_order_release);
-    if (n % events.size() == 0) {
-      state.PauseTiming();
-      while (waited.load() != n) std::this_thread::yield();
-      state.ResumeTiming();
-    }
-  }
-  while (waited.load() != n) std::this_thread::yield();
+  enqueueLoop(
+      state,
+      [&](size_t n) {
+        s.driver.launch(s.rawEmpty, 1, 1, 1, 1, 1, 1, 0, s.stream, args, nullptr);
+        s.driver.eventRecord(events[n % kBatch], s.stream);
+        recorded.store(n + 1, std::memory_order_release);
+      },
+      [&](size_t n) {
+        while (waited.load() != n) std::this_thread::yield();
+      });
   stop = true;
   waiter.join();
 }

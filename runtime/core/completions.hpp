@@ -74,7 +74,7 @@ class CompletionBackend {
   // other thread looks at its work from now on (withPending). Returns the failure of a part of
   // it (a graph's node) when the device work itself succeeded.
   virtual std::string reached(Pending &, Reached) { return {}; }
-  // Gives back what the command held (its event-table entry), on a thread that submits.
+  // Gives back what the command held (its device events), on a thread that submits.
   virtual void release(Pending &) {}
 };
 

@@ -13,7 +13,7 @@
 // earlier binding, or a new one, up to kMaxRecordings; past that, the launch runs node by node
 // through the queue), executes its lists, and has the launching queue signal the start event
 // once the launch's waits are done; the queue's later commands wait on the end event. Host
-// callbacks are host steps the queue's completion thread runs once their predecessors' events are
+// callbacks are host steps the completion engine runs once their predecessors' events are
 // signalled, signalling the callback's event after it. A recording is reused once nothing holds its
 // end event any more: its events are reset then. Level Zero 1.4 has no mutable command lists, so
 // rebinding records again, lazily.

@@ -77,8 +77,8 @@ ZeQueue::~ZeQueue() {
   flush();  // what was recorded or held runs before the queue goes
   completions_->setFlush(nullptr);
   if (completions_->runningOnThisThread()) {
-    // A host callback of this queue releases it: its completion thread cannot wait for
-    // itself. What completes the queue's last command frees what the queue held.
+    // A host callback of this queue releases it: the callback cannot wait for its own
+    // queue. What completes the queue's last command frees what the queue held.
     auto lanes = std::make_shared<std::deque<Lane>>(std::move(lanes_));
     std::shared_ptr<CommandAppender> appender(std::move(appender_));
     std::shared_ptr<ZeEventPool> events(std::move(events_));

@@ -58,7 +58,7 @@ class ZeQueue final : public core::TaskQueue {
   // Batched queues: a list and fence for the next batch of a lane, reused where the device is
   // done with an executed one.
   Batch nextBatch(Lane &lane);
-  // Executes every lane's open batch, then hands the commands to the completion thread. A
+  // Executes every lane's open batch, then hands the commands to the completion engine. A
   // failed execution fails the commands' futures (their events are signalled from the host,
   // so nothing waits for them forever). Under appendMutex_.
   void flushLocked();
@@ -87,7 +87,7 @@ class ZeQueue final : public core::TaskQueue {
   // An out-of-order queue's launches go round the compute group's queues, so independent
   // launches may run side by side on a driver that runs each list in order.
   std::vector<Lane *> moreCompute_;
-  // Batched queues: the commands of the open batches, handed to the completion thread once
+  // Batched queues: the commands of the open batches, handed to the completion engine once
   // executed.
   std::vector<PendingCommand> recorded_;
   std::vector<const Lane *> recordedLanes_;  // the lane of each
