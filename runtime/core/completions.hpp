@@ -24,7 +24,6 @@
 #include <condition_variable>
 #include <deque>
 #include <memory>
-#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -99,23 +98,22 @@ class Completions final : public CompletionSource,
         inOrder_(inOrder) {}
   ~Completions() override { reap(reaped_); }
 
-  void push(Pending &&command) {
-    pushUnder([&] {
-      pending_.push_back(std::move(command));
-      ++pushed_;
-    });
-  }
+  // Commands pushed together, in order. Each is built in place in its batch by its queue and
+  // stays there, not moved, until released: a command is large.
+  using Batch = std::vector<Pending>;
 
-  // Pushes the commands of `batch` in order (it is left empty), under one lock. A queue that
-  // held them unsignalled (see holdUnsignalled) pushes them all at once, with the device event
-  // it has just recorded after them.
-  void pushAll(std::vector<Pending> &batch) {
+  // Pushes the commands of `batch` in order, under one lock, and leaves in it an empty batch
+  // to build the next ones in (one that a completed batch left, keeping its capacity). A queue
+  // that held commands unsignalled (see holdUnsignalled) pushes them all at once, with the
+  // device event it has just recorded after them.
+  void pushAll(Batch &batch) {
+    if (batch.empty()) return;
     pushUnder([&] {
-      for (Pending &p : batch) pending_.push_back(std::move(p));
       pushed_ += batch.size();
+      pending_.push_back(std::move(batch));
+      batch = takeSpare();
       holdsUnsignalled_ = false;
     });
-    batch.clear();
   }
 
   // For a queue that enqueues device work without recording an event after each command: it
@@ -159,8 +157,9 @@ class Completions final : public CompletionSource,
       lock.lock();
       drained_.wait(lock, [&] { return completed_ >= target; });
     }
-    std::vector<Pending> done;
+    std::vector<Batch> done;
     done.swap(reaped_);
+    reapedCommands_ = 0;
     lock.unlock();
     reap(done);
   }
@@ -200,12 +199,13 @@ class Completions final : public CompletionSource,
   template <class Fn>
   bool withPending(const Event *event, Fn &&fn) {
     std::lock_guard lock(mutex_);
-    for (auto it = pending_.rbegin(); it != pending_.rend(); ++it)
-      if (it->done.get() == event) {
-        if (it->stage >= Pending::Stage::Finishing) return false;
-        fn(*it);
-        return true;
-      }
+    for (auto b = pending_.rbegin(); b != pending_.rend(); ++b)
+      for (auto it = b->rbegin(); it != b->rend(); ++it)
+        if (it->done.get() == event) {
+          if (it->stage >= Pending::Stage::Finishing) return false;
+          fn(*it);
+          return true;
+        }
     return false;
   }
 
@@ -255,7 +255,7 @@ class Completions final : public CompletionSource,
     // uses the device): the device is kept until then.
     Ref<Device> device;
     std::function<void()> cleanup;
-    std::vector<Pending> done;
+    std::vector<Batch> done;
     {
       std::lock_guard lock(mutex_);
       if (pending_.empty() && !holdsUnsignalled_) {
@@ -264,6 +264,7 @@ class Completions final : public CompletionSource,
         listed_.store(false, std::memory_order_relaxed);
         cleanup = std::move(cleanup_);
         done.swap(reaped_);  // idle: nobody may submit again soon
+        reapedCommands_ = 0;
         if (hostJobs_ == 0) idle_.notify_all();
       }
     }
@@ -286,11 +287,8 @@ class Completions final : public CompletionSource,
     bool holdsUnsignalled;
     {
       std::lock_guard lock(mutex_);
-      for (Pending &p : pending_)
-        if (p.stage != Pending::Stage::Finished) {
-          if (p.stage == Pending::Stage::OnDevice) oldest = &p;
-          break;
-        }
+      Pending *first = firstUnfinished();
+      if (first && first->stage == Stage::OnDevice) oldest = first;
       holdsUnsignalled = holdsUnsignalled_;
     }
     if (!oldest) {
@@ -314,7 +312,8 @@ class Completions final : public CompletionSource,
 
  private:
   using Stage = typename Pending::Stage;
-  static constexpr size_t kMaxUnreaped = 1024;
+  static constexpr size_t kMaxUnreaped = 1024;  // commands
+  static constexpr size_t kMaxSpare = 16;       // batches
 
   void refuseWaitFromOwnWork(const char *what) const {
     if (runningOnThisThread())
@@ -326,6 +325,22 @@ class Completions final : public CompletionSource,
   }
 
   uint64_t completedSoFar() const { return completed_.load(std::memory_order_acquire); }
+
+  // mutex_ held: the first pending command not finished, or null.
+  Pending *firstUnfinished() {
+    for (size_t b = 0, j = frontFinished_; b < pending_.size(); ++b, j = 0)
+      for (; j < pending_[b].size(); ++j)
+        if (pending_[b][j].stage != Stage::Finished) return &pending_[b][j];
+    return nullptr;
+  }
+
+  // mutex_ held: an empty batch for a queue to build commands in.
+  Batch takeSpare() {
+    if (spare_.empty()) return {};
+    Batch b = std::move(spare_.back());
+    spare_.pop_back();
+    return b;
+  }
 
   // Counts a thread that makes progress itself while it lasts.
   class Helping {
@@ -345,13 +360,14 @@ class Completions final : public CompletionSource,
   // this submitting thread, what completed commands held.
   template <class Add>
   void pushUnder(Add &&add) {
-    std::vector<Pending> done;
+    std::vector<Batch> done;
     bool activate;
     {
       std::lock_guard lock(mutex_);
       add();
       activate = list();
       done.swap(reaped_);
+      reapedCommands_ = 0;
     }
     wakePoller(activate);
     reap(done);
@@ -397,20 +413,23 @@ class Completions final : public CompletionSource,
     bool allBeforeFinished = true;
     bool frontFinished = false;  // finished by another thread (host work), to pop
     *mayBeEmpty = false;
-    for (size_t i = 0;; ++i) {
+    // From the first command of the front batch not seen finished; batches are popped whole.
+    size_t b = 0, j = frontFinished_;
+    for (bool first = true;; ++j, first = false) {
       Pending *p;
       Stage stage;
       {
         std::lock_guard lock(mutex_);
-        if (i >= pending_.size()) {
-          if (i == 0) *mayBeEmpty = true;
+        while (b < pending_.size() && j >= pending_[b].size()) ++b, j = 0;
+        if (b >= pending_.size()) {
+          if (first && pending_.empty()) *mayBeEmpty = true;
           break;
         }
-        p = &pending_[i];  // only this function removes entries, and not before the end
+        p = &pending_[b][j];  // only this function removes batches, and not before the end
         stage = p->stage;
       }
       if (stage == Stage::Finished) {
-        if (i == 0) frontFinished = true;
+        if (first) frontFinished = true;
         continue;
       }
       if (stage == Stage::Queued && (p->isHostCallback() || backend_->needsHostStep(*p))) {
@@ -443,19 +462,28 @@ class Completions final : public CompletionSource,
       advanced = true;
     }
     if (!advanced && !frontFinished) return false;
-    std::vector<Pending> overflow;
+    std::vector<Batch> overflow;
     bool popped = false;
     {
       std::lock_guard lock(mutex_);
-      while (!pending_.empty() && pending_.front().stage == Stage::Finished) {
-        reaped_.push_back(std::move(pending_.front()));
+      while (!pending_.empty()) {
+        Batch &front = pending_.front();
+        while (frontFinished_ < front.size() && front[frontFinished_].stage == Stage::Finished)
+          ++frontFinished_;
+        if (frontFinished_ < front.size()) break;
+        completed_.fetch_add(front.size(), std::memory_order_release);
+        reapedCommands_ += front.size();
+        reaped_.push_back(std::move(front));
         pending_.pop_front();
-        completed_.fetch_add(1, std::memory_order_release);
+        frontFinished_ = 0;
         popped = true;
       }
       *mayBeEmpty = pending_.empty();
       // Nobody submits: release here rather than hold without bound.
-      if (reaped_.size() > kMaxUnreaped) overflow.swap(reaped_);
+      if (reapedCommands_ > kMaxUnreaped) {
+        overflow.swap(reaped_);
+        reapedCommands_ = 0;
+      }
     }
     if (popped) drained_.notify_all();
     reap(overflow);
@@ -537,8 +565,19 @@ class Completions final : public CompletionSource,
       p.done->fail(failure, times);
   }
 
-  void reap(std::vector<Pending> &done) {
-    for (Pending &p : done) backend_->release(p);
+  // Releases what the commands of completed batches held, and keeps the emptied batches for
+  // queues to build in.
+  void reap(std::vector<Batch> &done) {
+    if (done.empty()) return;
+    for (Batch &batch : done) {
+      for (Pending &p : batch) backend_->release(p);
+      batch.clear();
+    }
+    {
+      std::lock_guard lock(mutex_);
+      for (Batch &batch : done)
+        if (spare_.size() < kMaxSpare) spare_.push_back(std::move(batch));
+    }
     done.clear();
   }
 
@@ -550,11 +589,11 @@ class Completions final : public CompletionSource,
   std::mutex mutex_;          // guards what follows
   std::condition_variable drained_;
   std::condition_variable idle_;  // waitIdle()
-  // The deque's nodes, reused: a pending command is larger than a node holds, so each would
-  // be allocated on its own. Used under mutex_ only.
-  std::pmr::unsynchronized_pool_resource nodes_;
-  std::pmr::deque<Pending> pending_{&nodes_};  // only advance() removes entries
-  std::vector<Pending> reaped_;                // completed, for a submitting thread to release
+  std::deque<Batch> pending_;     // none empty; only advance() removes them
+  size_t frontFinished_ = 0;      // the front batch's first commands seen finished (advance)
+  std::vector<Batch> reaped_;     // completed, for a submitting thread to release
+  size_t reapedCommands_ = 0;     // in reaped_
+  std::vector<Batch> spare_;      // emptied, with their capacity, for pushAll to hand out
   uint64_t pushed_ = 0;
   std::atomic<uint64_t> completed_{0};  // written under mutex_; a spinning drain reads it without
   // Active in the device's poller; written under mutex_, read without it by the poller (which

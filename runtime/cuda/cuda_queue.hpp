@@ -76,7 +76,7 @@ class CudaQueue final : public core::TaskQueue {
   // In-order queues: commands enqueued with no event after them yet, in order; pushed with
   // the next event recorded (signalHeld), at the latest after kMaxUnsignalled of them.
   static constexpr size_t kMaxUnsignalled = 64;
-  std::vector<PendingCommand> unsignalled_;
+  Completions::Batch unsignalled_;
   // The thread in submit(), holding submitMutex_ (flush() from it must not take the lock).
   std::atomic<std::thread::id> submitter_{};
   struct Submitting {

@@ -226,8 +226,8 @@ void ZeQueue::flushLocked() {
       }
       zeEventHostSignal(p.work.slot->handle);
     }
-    completions_->push(std::move(p));
   }
+  completions_->pushAll(commands);
 }
 
 void ZeQueue::openBatch(Lane &lane) {

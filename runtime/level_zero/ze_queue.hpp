@@ -94,7 +94,7 @@ class ZeQueue final : public core::TaskQueue {
   // In-order queues: commands appended and not yet pushed, in order; pushed before a command
   // that is not held, on flush(), and at the latest once kMaxHeld of them are held.
   static constexpr size_t kMaxHeld = 64;
-  std::vector<PendingCommand> held_;
+  Completions::Batch held_;
   size_t nextCompute_ = 0;
   SlotRef last_;                                // in-order queues: the previous command's event
   std::vector<ze_event_handle_t> waitScratch_;  // a command's wait list, under appendMutex_
