@@ -103,10 +103,11 @@ class Completions final : public CompletionSource,
   using Batch = std::vector<Pending>;
 
   // Pushes the commands of `batch` in order, under one lock, and leaves in it an empty batch
-  // to build the next ones in (one that a completed batch left, keeping its capacity). A queue
-  // that held commands unsignalled (see holdUnsignalled) pushes them all at once, with the
-  // device event it has just recorded after them.
-  void pushAll(Batch &batch) {
+  // to build the next ones in, with room for at least `room` commands (one that a completed
+  // batch left, where there is one). A queue that held commands unsignalled (see
+  // holdUnsignalled) pushes them all at once, with the device event it has just recorded
+  // after them.
+  void pushAll(Batch &batch, size_t room) {
     if (batch.empty()) return;
     pushUnder([&] {
       pushed_ += batch.size();
@@ -114,6 +115,8 @@ class Completions final : public CompletionSource,
       batch = takeSpare();
       holdsUnsignalled_ = false;
     });
+    // Outside the lock; at once, rather than grow by moving the commands built so far.
+    batch.reserve(room);
   }
 
   // For a queue that enqueues device work without recording an event after each command: it

@@ -238,7 +238,7 @@ void CudaQueue::signalHeld() {
 void CudaQueue::pushHeld(const SlotRef &end) {
   for (PendingCommand &p : unsignalled_)
     if (!p.isHostCallback() && !p.work.end) p.work.end = end;
-  completions_->pushAll(unsignalled_);
+  completions_->pushAll(unsignalled_, options().outOfOrder ? 1 : kMaxUnsignalled);
 }
 
 void CudaQueue::flush() {

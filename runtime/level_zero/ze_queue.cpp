@@ -227,7 +227,7 @@ void ZeQueue::flushLocked() {
       zeEventHostSignal(p.work.slot->handle);
     }
   }
-  completions_->pushAll(commands);
+  completions_->pushAll(commands, 0);  // a batch for nobody
 }
 
 void ZeQueue::openBatch(Lane &lane) {
@@ -293,7 +293,7 @@ SlotRef ZeQueue::deviceEventOf(const core::Event &e) const {
 }
 
 void ZeQueue::pushHeld() {
-  if (!held_.empty()) completions_->pushAll(held_);
+  completions_->pushAll(held_, options().outOfOrder ? 1 : kMaxHeld);
 }
 
 void ZeQueue::submit(core::Command &&cmd) {
