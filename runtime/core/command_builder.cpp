@@ -61,6 +61,9 @@ std::vector<MemoryUse> Command::memoryUses() const {
 
 CommandBuilder::CommandBuilder(Ref<Device> device, XpurtEngine engine)
     : device_(std::move(device)), engine_(engine) {
+  XpurtDeviceInfo info = device_->info();
+  maxTaskCount_ = info.maxTaskCount;
+  maxWorkGroupSize_ = info.maxWorkGroupSize;
   if (engine_ != XPURT_ENGINE_ANY && engine_ != XPURT_ENGINE_COMPUTE &&
       engine_ != XPURT_ENGINE_COPY)
     fail(XPURT_ERROR_INVALID_ARGUMENT,
@@ -197,7 +200,7 @@ Command CommandBuilder::launch(Kernel &kernel, MemoryView *params,
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "launch of '{}': task dimensions ({}, {}, {}) — every dimension must be at least 1",
          kernel.name(), d0, d1, d2);
-  uint64_t maxTasks = device_->info().maxTaskCount;
+  uint64_t maxTasks = maxTaskCount_;
   uint64_t tasks = 0;
   bool overflow = __builtin_mul_overflow(uint64_t{d0}, uint64_t{d1}, &tasks) ||
                   __builtin_mul_overflow(tasks, uint64_t{d2}, &tasks);
@@ -228,8 +231,9 @@ Command CommandBuilder::launch(Kernel &kernel, MemoryView *params,
   return cmd;
 }
 
-// The range of launchKernel, checked against the device's limits.
-static NDRange checkedRange(const Kernel &kernel, const Device &device, uint32_t workDim,
+// The range of launchKernel, checked against the device's limits (maxItems: its largest
+// work-group).
+static NDRange checkedRange(const Kernel &kernel, uint64_t maxItems, uint32_t workDim,
                             const size_t *globalOffset, const size_t *globalSize,
                             const size_t *localSize) {
   if (workDim < 1 || workDim > 3)
@@ -240,7 +244,6 @@ static NDRange checkedRange(const Kernel &kernel, const Device &device, uint32_t
   NDRange range;
   range.workDim = workDim;
   uint64_t items = 1;
-  uint64_t maxItems = device.info().maxWorkGroupSize;
   for (uint32_t d = 0; d < workDim; ++d) {
     range.globalSize[d] = globalSize[d];
     range.globalOffset[d] = globalOffset ? globalOffset[d] : 0;
@@ -278,7 +281,8 @@ Command CommandBuilder::launchKernel(Kernel &kernel, std::span<const ArgInput> i
                                      uint32_t workDim, const size_t *globalOffset,
                                      const size_t *globalSize, const size_t *localSize) {
   checkKernel(kernel, "launchKernel");
-  NDRange range = checkedRange(kernel, *device_, workDim, globalOffset, globalSize, localSize);
+  NDRange range =
+      checkedRange(kernel, maxWorkGroupSize_, workDim, globalOffset, globalSize, localSize);
   auto args = std::make_shared<KernelArgs>();
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ArgInput &in = inputs[i];

@@ -65,6 +65,9 @@ class CommandBuilder {
 
   Ref<Device> device_;
   XpurtEngine engine_;
+  // The device's launch limits, read once: its info is a large struct, returned by value.
+  uint64_t maxTaskCount_;
+  uint64_t maxWorkGroupSize_;
 };
 
 }  // namespace xpurt::core

@@ -66,10 +66,14 @@ void load(LoadedDriver &d) {
 }
 
 LoadedDriver &loaded() {
-  static LoadedDriver driver;
-  static std::once_flag once;
-  std::call_once(once, [] { load(driver); });
-  return driver;
+  // Every driver call comes through here: after the first, one inline check of the guard
+  // (std::call_once would call into libc each time).
+  struct Once {
+    LoadedDriver driver;
+    Once() { load(driver); }
+  };
+  static Once once;
+  return once.driver;
 }
 
 }  // namespace
