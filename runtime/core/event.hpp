@@ -7,7 +7,6 @@
 #include "object.hpp"
 
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -45,10 +44,6 @@ class Event : public Object {
  public:
   static constexpr ObjectKind kKind = ObjectKind::Event;
   Event() : Object(kKind) {}
-
-  // Freed events are kept for the next ones (event.cpp): a queue makes one per command.
-  static void *operator new(size_t size);
-  static void operator delete(void *p, size_t size) noexcept;
 
   // Set by the backend before the event is handed out.
   void setDriver(std::shared_ptr<EventDriver> helper) { driver_ = std::move(helper); }
