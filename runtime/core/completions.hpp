@@ -11,6 +11,7 @@
 #include "backend.hpp"
 #include "clock.hpp"
 #include "command.hpp"
+#include "completion_backend.hpp"
 #include "completion_poller.hpp"
 #include "error.hpp"
 #include "host_callback.hpp"
@@ -31,51 +32,6 @@
 #include <vector>
 
 namespace xpurt::core {
-
-enum class Reached : uint8_t { No, Yes, Failed };
-
-template <class Work>
-struct PendingCommand {
-  Ref<Event> done;                    // its future (null for a barrier nobody waits on)
-  Command command;                    // holds the views, kernel and params it uses
-  std::vector<Ref<Event>> hostWaits;  // its host work waits for these first
-  std::shared_ptr<void> keep;         // memory the device reads until it completes
-  uint64_t submitNs = 0;              // when it was submitted: a trace's start without device times
-  Work work;                          // the backend's: its device events, staging, ...
-  // Finishing: reached or failed, its backend releasing what it held (withPending no longer
-  // hands it out), its future not yet completed.
-  enum class Stage : uint8_t { Queued, OnHost, OnDevice, Finishing, Finished };
-  Stage stage = Stage::Queued;  // under the Completions' mutex
-
-  bool isHostCallback() const { return command.type == Command::Type::HostCallback; }
-};
-
-template <class Work>
-class CompletionBackend {
- public:
-  using Pending = PendingCommand<Work>;
-  virtual ~CompletionBackend() = default;
-  // Whether the command has host work to do before its device work can end (a staging buffer
-  // to fill, a graph's host steps). runHostStep does it on the device's host executor, once
-  // every command before it in the queue has completed and its hostWaits have. It may block.
-  virtual bool needsHostStep(const Pending &) const { return false; }
-  virtual void runHostStep(Pending &) {}
-  // After a host callback has run (failed or not): lets device work that follows it go.
-  virtual void hostCallbackRan(Pending &) {}
-  // Whether the device has reached the command's end; a failure says what failed in `failure`.
-  virtual Reached query(Pending &, std::string &failure) = 0;
-  // As query, waiting for up to about timeoutNs.
-  virtual Reached wait(Pending &, uint64_t timeoutNs, std::string &failure) = 0;
-  // Once reached: the time the device took, where measured.
-  virtual std::optional<uint64_t> deviceTimeNs(Pending &) { return std::nullopt; }
-  // Once reached or failed, before its future completes: host work after it (staged data
-  // copied out), what must go at once (a graph's recording, reused by its next launch); no
-  // other thread looks at its work from now on (withPending). Returns the failure of a part of
-  // it (a graph's node) when the device work itself succeeded.
-  virtual std::string reached(Pending &, Reached) { return {}; }
-  // Gives back what the command held (its device events), on a thread that submits.
-  virtual void release(Pending &) {}
-};
 
 namespace detail {
 // The Completions whose host work this thread is running (a host callback's own queue).
@@ -160,9 +116,7 @@ class Completions final : public CompletionSource,
       lock.lock();
       drained_.wait(lock, [&] { return completed_ >= target; });
     }
-    std::vector<Batch> done;
-    done.swap(reaped_);
-    reapedCommands_ = 0;
+    std::vector<Batch> done = takeReaped();
     lock.unlock();
     reap(done);
   }
@@ -266,8 +220,7 @@ class Completions final : public CompletionSource,
         device = Ref<Device>(&device_);
         listed_.store(false, std::memory_order_relaxed);
         cleanup = std::move(cleanup_);
-        done.swap(reaped_);  // idle: nobody may submit again soon
-        reapedCommands_ = 0;
+        done = takeReaped();  // idle: nobody may submit again soon
         if (hostJobs_ == 0) idle_.notify_all();
       }
     }
@@ -337,6 +290,13 @@ class Completions final : public CompletionSource,
     return nullptr;
   }
 
+  // mutex_ held: the completed batches, for the caller to release (reap) once it has let go
+  // of the lock.
+  std::vector<Batch> takeReaped() {
+    reapedCommands_ = 0;
+    return std::exchange(reaped_, {});
+  }
+
   // mutex_ held: an empty batch for a queue to build commands in.
   Batch takeSpare() {
     if (spare_.empty()) return {};
@@ -369,8 +329,7 @@ class Completions final : public CompletionSource,
       std::lock_guard lock(mutex_);
       add();
       activate = list();
-      done.swap(reaped_);
-      reapedCommands_ = 0;
+      done = takeReaped();
     }
     wakePoller(activate);
     reap(done);
@@ -483,10 +442,7 @@ class Completions final : public CompletionSource,
       }
       *mayBeEmpty = pending_.empty();
       // Nobody submits: release here rather than hold without bound.
-      if (reapedCommands_ > kMaxUnreaped) {
-        overflow.swap(reaped_);
-        reapedCommands_ = 0;
-      }
+      if (reapedCommands_ > kMaxUnreaped) overflow = takeReaped();
     }
     if (popped) drained_.notify_all();
     reap(overflow);

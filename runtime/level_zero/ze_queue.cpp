@@ -207,7 +207,7 @@ void ZeQueue::flushLocked() {
       core::log().warn("Level Zero: {}", e.what());
     }
   }
-  std::vector<PendingCommand> commands = std::move(recorded_);
+  Completions::Batch commands = std::move(recorded_);
   std::vector<const Lane *> lanes = std::move(recordedLanes_);
   recorded_.clear();
   recordedLanes_.clear();
@@ -227,7 +227,9 @@ void ZeQueue::flushLocked() {
       zeEventHostSignal(p.work.slot->handle);
     }
   }
-  completions_->pushAll(commands, 0);  // a batch for nobody
+  // The next batch is recorded in the emptied one the engine hands back.
+  completions_->pushAll(commands, kBatchCommands);
+  recorded_ = std::move(commands);
 }
 
 void ZeQueue::openBatch(Lane &lane) {

@@ -89,7 +89,7 @@ class ZeQueue final : public core::TaskQueue {
   std::vector<Lane *> moreCompute_;
   // Batched queues: the commands of the open batches, handed to the completion engine once
   // executed.
-  std::vector<PendingCommand> recorded_;
+  Completions::Batch recorded_;
   std::vector<const Lane *> recordedLanes_;  // the lane of each
   // In-order queues: commands appended and not yet pushed, in order; pushed before a command
   // that is not held, on flush(), and at the latest once kMaxHeld of them are held.
