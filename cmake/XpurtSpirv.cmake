@@ -1,8 +1,8 @@
 # xpurt_add_spirv_module(<name> SOURCES a.cl [b.cl ...] [INCLUDE_DIRECTORIES ...]
-#                        [DEFINITIONS ...] [OUTPUT_DIRECTORY dir] [OPENCL_STD CL3.0]
-#                        [COMPILE_OPTIONS ...] [TRANSLATOR_OPTIONS ...])
+#                        [DEFINITIONS ...] [OUTPUT_DIRECTORY dir] [OUTPUT_NAME module]
+#                        [OPENCL_STD CL3.0] [COMPILE_OPTIONS ...] [TRANSLATOR_OPTIONS ...])
 #
-# Compiles OpenCL C to <name>.spv at build time and checks it: clang-15 (OpenCL C 2.0 unless
+# Compiles OpenCL C to <name>.spv (<module>.spv with OUTPUT_NAME) at build time and checks it: clang-15 (OpenCL C 2.0 unless
 # OPENCL_STD says otherwise, spir64) -> opt-15 -> llvm-spirv-15 -> spirv-val. Kernels see
 # xpurt's task-model header (#include <xpurt/task_model.h>). COMPILE_OPTIONS go to clang
 # (e.g. -Xclang -cl-ext=...), TRANSLATOR_OPTIONS to llvm-spirv (e.g. --spirv-ext=+all, which
@@ -22,7 +22,7 @@ if(NOT XPURT_KERNEL_INCLUDE_DIR)
 endif()
 
 function(xpurt_add_spirv_module name)
-  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY;OPENCL_STD"
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY;OUTPUT_NAME;OPENCL_STD"
                         "SOURCES;INCLUDE_DIRECTORIES;DEFINITIONS;COMPILE_OPTIONS;TRANSLATOR_OPTIONS"
                         ${ARGN})
   if(NOT ARG_OPENCL_STD)
@@ -70,7 +70,11 @@ function(xpurt_add_spirv_module name)
     list(APPEND bitcodes ${bc})
   endforeach()
 
-  set(spv ${outdir}/${name}.spv)
+  set(module ${name})
+  if(ARG_OUTPUT_NAME)
+    set(module ${ARG_OUTPUT_NAME})
+  endif()
+  set(spv ${outdir}/${module}.spv)
   add_custom_command(
     OUTPUT ${spv}
     COMMAND ${XPURT_LLVM_LINK} ${bitcodes} -o ${work}/${name}.linked.bc
@@ -79,7 +83,7 @@ function(xpurt_add_spirv_module name)
     COMMAND ${XPURT_LLVM_SPIRV} ${ARG_TRANSLATOR_OPTIONS} ${work}/${name}.opt.bc -o ${spv}
     COMMAND ${XPURT_SPIRV_VAL} ${spv}
     DEPENDS ${bitcodes}
-    COMMENT "SPIR-V module ${name}.spv"
+    COMMENT "SPIR-V module ${module}.spv"
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${spv})
   set_target_properties(${name} PROPERTIES XPURT_SPIRV_FILE ${spv})

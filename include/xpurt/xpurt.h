@@ -176,9 +176,24 @@ typedef enum XpurtDeviceFeature {
 XPURT_API XpurtResult xpurtDeviceHasFeature(XpurtDevice device, XpurtDeviceFeature feature,
                                             bool *supported);
 
+/* The driver's objects behind a device, for programs that call the driver themselves. */
+typedef enum XpurtNativeObject {
+  XPURT_NATIVE_PLATFORM = 0, /* Level Zero: ze_driver_handle_t; CUDA: none (UNSUPPORTED) */
+  XPURT_NATIVE_DEVICE = 1,   /* Level Zero: ze_device_handle_t; CUDA: the CUdevice, as an integer
+                                (device 0 is NULL) */
+  XPURT_NATIVE_CONTEXT = 2   /* Level Zero: ze_context_handle_t; CUDA: the primary CUcontext */
+} XpurtNativeObject;
+
+/* The CPU device has none: XPURT_ERROR_UNSUPPORTED. The handles stay the device's: do not
+ * destroy them. */
+XPURT_API XpurtResult xpurtDeviceGetNativeHandle(XpurtDevice device, XpurtNativeObject what,
+                                                 void **handle);
+
 /* ---- contexts: memory shared by the devices of one backend ------------------------------ */
 
 XPURT_API XpurtResult xpurtNewContext(XpurtDeviceType type, XpurtContext *context);
+/* The context of every device of the device's backend (AUTO's choice aside). */
+XPURT_API XpurtResult xpurtDeviceGetContext(XpurtDevice device, XpurtContext *context);
 XPURT_API XpurtResult xpurtContextGetDeviceCount(XpurtContext context, uint32_t *count);
 XPURT_API XpurtResult xpurtContextGetDevice(XpurtContext context, uint32_t index,
                                             XpurtDevice *device);
@@ -230,6 +245,24 @@ XPURT_API XpurtResult xpurtLinkModules(XpurtDevice device, const XpurtModule *mo
                                        uint32_t count, const XpurtModuleOptions *options,
                                        XpurtModule *linked);
 XPURT_API XpurtResult xpurtNewKernel(XpurtModule module, const char *name, XpurtKernel *kernel);
+/* Whether the module is a native library (a CPU shared library, a Level Zero device binary)
+ * rather than SPIR-V: native modules do not link (xpurtLinkModules). */
+XPURT_API XpurtResult xpurtModuleIsNative(XpurtModule module, bool *native);
+/* The address of a function that a native CPU module exports (dlsym); NOT_FOUND if it exports
+ * none of that name, UNSUPPORTED for other modules, whose functions have no host address. */
+XPURT_API XpurtResult xpurtModuleGetFunctionPointer(XpurtModule module, const char *name,
+                                                    void **function);
+
+/* ISPC's task system, which native CPU modules call (ISPCLaunch, ISPCAlloc, ISPCSync): the
+ * application's own in place of xpurt's, as ISPC's tasking callbacks. All three or none (three
+ * NULLs restore xpurt's); launches that run when the callbacks change use either. */
+typedef void (*XpurtIspcLaunchFunc)(void **handle, void *function, void *data, int count0,
+                                    int count1, int count2);
+typedef void *(*XpurtIspcAllocFunc)(void **handle, int64_t size, int32_t alignment);
+typedef void (*XpurtIspcSyncFunc)(void *handle);
+XPURT_API XpurtResult xpurtSetIspcTaskingCallbacks(XpurtIspcLaunchFunc launch,
+                                                   XpurtIspcAllocFunc alloc,
+                                                   XpurtIspcSyncFunc sync);
 
 /* ---- task queues ------------------------------------------------------------------------ */
 /* Work starts when it is enqueued. An in-order queue (the default) runs each command after
@@ -369,6 +402,11 @@ XPURT_API XpurtResult xpurtBarrier(XpurtTaskQueue queue);
 /* Waits for everything enqueued so far. Returns the first failure of queued work since the last
  * sync (XPURT_ERROR_EXECUTION_FAILED, with its message), else XPURT_SUCCESS. */
 XPURT_API XpurtResult xpurtSync(XpurtTaskQueue queue);
+/* The queue's handle in its driver: Level Zero, its immediate command list (a batched queue:
+ * its command queue); CUDA, its stream (an out-of-order queue: the first of its streams). The
+ * CPU device: XPURT_ERROR_UNSUPPORTED. Work the program submits there is ordered with the
+ * queue's own only as the driver orders it. */
+XPURT_API XpurtResult xpurtQueueGetNativeHandle(XpurtTaskQueue queue, void **handle);
 
 /* ---- graphs ----------------------------------------------------------------------------- */
 /* A graph records copies, fills, launches, host callbacks, waits and other graphs once, with

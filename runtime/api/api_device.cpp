@@ -97,6 +97,28 @@ XPURT_API XpurtResult xpurtNewContext(XpurtDeviceType type, XpurtContext *contex
   });
 }
 
+XPURT_API XpurtResult xpurtDeviceGetContext(XpurtDevice device, XpurtContext *context) {
+  return api::guarded("xpurtDeviceGetContext", [&] {
+    auto dev = api::lookup<core::Device>(device, "device");
+    api::checkOut(context, "context");
+    api::publish(context, core::Context::ofDevice(*dev));
+  });
+}
+
+XPURT_API XpurtResult xpurtDeviceGetNativeHandle(XpurtDevice device, XpurtNativeObject what,
+                                                 void **handle) {
+  return api::guarded("xpurtDeviceGetNativeHandle", [&] {
+    auto dev = api::lookup<core::Device>(device, "device");
+    api::checkOut(handle, "handle");
+    if (what != XPURT_NATIVE_PLATFORM && what != XPURT_NATIVE_DEVICE &&
+        what != XPURT_NATIVE_CONTEXT)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "{} is not an XpurtNativeObject (PLATFORM, DEVICE or CONTEXT)",
+                 static_cast<int>(what));
+    *handle = dev->nativeHandle(what);
+  });
+}
+
 XPURT_API XpurtResult xpurtContextGetDeviceCount(XpurtContext context, uint32_t *count) {
   return api::guarded("xpurtContextGetDeviceCount", [&] {
     auto ctx = api::lookup<core::Context>(context, "context");

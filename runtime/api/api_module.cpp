@@ -3,6 +3,7 @@
 #include "core/backend.hpp"
 #include "core/jit_worker.hpp"
 #include "core/module_loader.hpp"
+#include "cpu/ispc_task_system.hpp"
 #include "spirv/module_linking.hpp"
 
 #include <cstring>
@@ -113,6 +114,37 @@ XPURT_API XpurtResult xpurtNewKernel(XpurtModule module, const char *name, Xpurt
     api::checkOut(kernel, "kernel");
     if (!name) core::fail(XPURT_ERROR_INVALID_ARGUMENT, "the kernel name is NULL");
     api::publish(kernel, mod->createKernel(name));
+  });
+}
+
+XPURT_API XpurtResult xpurtModuleIsNative(XpurtModule module, bool *native) {
+  return api::guarded("xpurtModuleIsNative", [&] {
+    auto mod = api::lookup<core::Module>(module, "module");
+    api::checkOut(native, "native");
+    *native = mod->spirv().empty();
+  });
+}
+
+XPURT_API XpurtResult xpurtModuleGetFunctionPointer(XpurtModule module, const char *name,
+                                                    void **function) {
+  return api::guarded("xpurtModuleGetFunctionPointer", [&] {
+    auto mod = api::lookup<core::Module>(module, "module");
+    api::checkOut(function, "function");
+    if (!name) core::fail(XPURT_ERROR_INVALID_ARGUMENT, "the function name is NULL");
+    *function = mod->functionPointer(name);
+  });
+}
+
+XPURT_API XpurtResult xpurtSetIspcTaskingCallbacks(XpurtIspcLaunchFunc launch,
+                                                   XpurtIspcAllocFunc alloc,
+                                                   XpurtIspcSyncFunc sync) {
+  return api::guarded("xpurtSetIspcTaskingCallbacks", [&] {
+    bool all = launch && alloc && sync, none = !launch && !alloc && !sync;
+    if (!all && !none)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "pass all three of launch, alloc and sync (the application's task system), or "
+                 "three NULLs (xpurt's); the callbacks are unchanged");
+    cpu::setIspcTaskingCallbacks(launch, alloc, sync);
   });
 }
 

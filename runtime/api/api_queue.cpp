@@ -199,6 +199,14 @@ XPURT_API XpurtResult xpurtSync(XpurtTaskQueue queue) {
   return api::guarded("xpurtSync", [&] { api::lookup<core::TaskQueue>(queue, "queue")->sync(); });
 }
 
+XPURT_API XpurtResult xpurtQueueGetNativeHandle(XpurtTaskQueue queue, void **handle) {
+  return api::guarded("xpurtQueueGetNativeHandle", [&] {
+    auto q = api::lookup<core::TaskQueue>(queue, "queue");
+    api::checkOut(handle, "handle");
+    *handle = q->nativeHandle();
+  });
+}
+
 XPURT_API XpurtResult xpurtFutureIsValid(XpurtFuture future, bool *valid) {
   return api::guarded("xpurtFutureIsValid", [&] {
     auto f = api::lookup<core::Event>(future, "future");

@@ -4,6 +4,7 @@
 // and registered in runtime/api/backend_list.cpp.
 #pragma once
 
+#include "error.hpp"
 #include "event.hpp"
 #include "kernel_signature.hpp"
 #include "object.hpp"
@@ -173,6 +174,9 @@ class Device : public Object {
   // The device's lowering of a checked, flattened graph (graph_exec.hpp). The default runs
   // each launch node by node through the launching queue.
   virtual Ref<GraphExec> lowerGraph(std::shared_ptr<const GraphProgram> program);
+  // The driver's handle of the device's platform, device or context (xpurtDeviceGetNativeHandle).
+  // The default: UNSUPPORTED, for a device that is not a driver's.
+  virtual void *nativeHandle(XpurtNativeObject what) const;
 
   // The device's threads, made on first use and shared by all its queues: the one poller that
   // sees device work end (completion_poller.hpp), and the executor of host work that may block
@@ -201,6 +205,14 @@ class Module : public Object {
   const std::string &name() const { return name_; }
   // Throws a NOT_FOUND Error that names the module when there is no such kernel.
   virtual Ref<Kernel> createKernel(const std::string &name) = 0;
+  // The host address of an exported function (a native library's); the default: UNSUPPORTED.
+  // Inline: Module has no key function, and tools that link core without the backends use it.
+  virtual void *functionPointer(const std::string &function) {
+    fail(XPURT_ERROR_UNSUPPORTED,
+         "module '{}' gives no host function pointers (asked for '{}'): only native CPU modules "
+         "(shared libraries) have them",
+         name(), function);
+  }
   // The SPIR-V the module was loaded from, which linking reads; empty for a native module.
   // Set by the module loader before the module is handed out, never changed after.
   std::span<const std::byte> spirv() const { return spirv_; }

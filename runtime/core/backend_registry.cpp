@@ -56,6 +56,14 @@ Device::~Device() {
   if (registered_) backend_.forget(this);
 }
 
+void *Device::nativeHandle(XpurtNativeObject what) const {
+  (void)what;
+  fail(XPURT_ERROR_UNSUPPORTED,
+       "{} is not a driver's device and has no native handles; only Level Zero and CUDA "
+       "devices have them",
+       label());
+}
+
 CompletionPoller &Device::completionPoller() {
   std::call_once(pollerOnce_, [this] { poller_ = std::make_unique<CompletionPoller>(); });
   return *poller_;

@@ -173,4 +173,12 @@ Ref<Context> Context::create(XpurtDeviceType type) {
   return ctx;
 }
 
+Ref<Context> Context::ofDevice(Device &device) {
+  Ref<Context> ctx = Ref<Context>::adopt(new Context);
+  ctx->backend_ = &device.backend();
+  for (uint32_t i = 0, n = ctx->backend_->deviceCount(); i < n; ++i)
+    ctx->devices_.push_back(ctx->backend_->device(i, DeviceOptions{}));
+  return ctx;
+}
+
 }  // namespace xpurt::core

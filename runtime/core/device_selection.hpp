@@ -20,6 +20,8 @@ class Context : public Object {
   static constexpr ObjectKind kKind = ObjectKind::Context;
   // Every device of the backend that `type` selects.
   static Ref<Context> create(XpurtDeviceType type);
+  // Every device of `device`'s backend.
+  static Ref<Context> ofDevice(Device &device);
 
   Backend &backend() const { return *backend_; }
   const std::vector<Ref<Device>> &devices() const { return devices_; }

@@ -47,6 +47,13 @@ TaskQueue::TaskQueue(Ref<Device> device, const QueueOptions &options)
   }
 }
 
+void *TaskQueue::nativeHandle() const {
+  fail(XPURT_ERROR_UNSUPPORTED,
+       "a queue of {} has no native handle; only Level Zero (a command list) and CUDA (a stream) "
+       "queues have one",
+       device_->label());
+}
+
 Ref<Event> TaskQueue::newEvent() const {
   Ref<Event> done = makeRef<Event>();
   done->setProfiled(options_.profiling);

@@ -80,6 +80,9 @@ class TaskQueue : public Object {
   void beginCapture(Ref<Graph> graph);
   void endCapture();
 
+  // The driver's handle of the queue (xpurtQueueGetNativeHandle); the default: UNSUPPORTED.
+  virtual void *nativeHandle() const;
+
   // Backends note each failed command here; sync() reports the first. Thread-safe.
   const std::shared_ptr<FailureLog> &failures() const { return failures_; }
 

@@ -9,7 +9,7 @@
 // runs it on the calling thread together with the arena's workers: the common launch-then-sync
 // costs one parallel_for and no extra task, while several launches before a sync still overlap.
 
-#include <xpurt/xpurt.h>
+#include "ispc_task_system.hpp"
 
 #include "tbb_hand_off.hpp"
 
@@ -17,11 +17,24 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
+#include <mutex>
 #include <vector>
 
 namespace {
+
+// The application's task system (xpurtSetIspcTaskingCallbacks), where it gave one. Each set
+// makes a new record, kept to the end of the process: a launch may still be reading the one
+// it replaces.
+struct Callbacks {
+  XpurtIspcLaunchFunc launch;
+  XpurtIspcAllocFunc alloc;
+  XpurtIspcSyncFunc sync;
+};
+std::atomic<const Callbacks *> applicationCallbacks{nullptr};
 
 using xpurt::cpu::TbbHandOff;
 
@@ -71,6 +84,8 @@ void runLaunch(const Launch &l) {
 extern "C" {
 
 XPURT_API void *ISPCAlloc(void **handle, int64_t size, int32_t alignment) {
+  if (const Callbacks *c = applicationCallbacks.load(std::memory_order_acquire))
+    return c->alloc(handle, size, alignment);
   LaunchGroup &group = groupOf(handle);
   size_t align = alignment < 16 ? 16 : static_cast<size_t>(alignment);
   size_t bytes = (static_cast<size_t>(size) + align - 1) / align * align;
@@ -80,6 +95,8 @@ XPURT_API void *ISPCAlloc(void **handle, int64_t size, int32_t alignment) {
 }
 
 XPURT_API void ISPCLaunch(void **handle, void *f, void *data, int count0, int count1, int count2) {
+  if (const Callbacks *c = applicationCallbacks.load(std::memory_order_acquire))
+    return c->launch(handle, f, data, count0, count1, count2);
   if (count0 <= 0 || count1 <= 0 || count2 <= 0) return;
   LaunchGroup &group = groupOf(handle);
   if (group.heldBack.func) {
@@ -93,6 +110,8 @@ XPURT_API void ISPCLaunch(void **handle, void *f, void *data, int count0, int co
 }
 
 XPURT_API void ISPCSync(void *handle) {
+  if (const Callbacks *c = applicationCallbacks.load(std::memory_order_acquire))
+    return c->sync(handle);
   if (!handle) return;
   auto *group = static_cast<LaunchGroup *>(handle);
   if (group->heldBack.func) runLaunch(group->heldBack);
@@ -103,3 +122,19 @@ XPURT_API void ISPCSync(void *handle) {
 }
 
 }  // extern "C"
+
+namespace xpurt::cpu {
+
+void setIspcTaskingCallbacks(XpurtIspcLaunchFunc launch, XpurtIspcAllocFunc alloc,
+                             XpurtIspcSyncFunc sync) {
+  static std::mutex mutex;
+  static auto *records = new std::deque<Callbacks>;  // its elements never move
+  const Callbacks *c = nullptr;
+  if (launch) {
+    std::lock_guard lock(mutex);
+    c = &records->emplace_back(Callbacks{launch, alloc, sync});
+  }
+  applicationCallbacks.store(c, std::memory_order_release);
+}
+
+}  // namespace xpurt::cpu

@@ -37,6 +37,13 @@ class NativeModule final : public core::Module {
                                        reinterpret_cast<NativeKernel::EntryPoint>(entry));
   }
 
+  void *functionPointer(const std::string &function) override {
+    if (function.empty()) fail(XPURT_ERROR_INVALID_ARGUMENT, "the function name is empty");
+    void *f = dlsym(library_, function.c_str());
+    if (!f) fail(XPURT_ERROR_NOT_FOUND, "module '{}' exports no function '{}'", name(), function);
+    return f;
+  }
+
  private:
   void *library_;
 };

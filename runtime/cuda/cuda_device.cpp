@@ -153,6 +153,20 @@ core::Ref<core::TaskQueue> CudaDevice::createQueue(const core::QueueOptions &opt
   return core::makeRef<CudaQueue>(core::Ref<CudaDevice>(this), options);
 }
 
+void *CudaDevice::nativeHandle(XpurtNativeObject what) const {
+  switch (what) {
+    case XPURT_NATIVE_PLATFORM:
+      core::fail(XPURT_ERROR_UNSUPPORTED,
+                 "CUDA has no platform handle; ask for the device (a CUdevice) or the context");
+    case XPURT_NATIVE_DEVICE:
+      return reinterpret_cast<void *>(static_cast<uintptr_t>(description_.device));
+    case XPURT_NATIVE_CONTEXT:
+      return context();
+  }
+  core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} is not an XpurtNativeObject",
+             static_cast<int>(what));
+}
+
 core::Ref<core::Module> CudaDevice::loadSpirv(std::span<const std::byte> bytes,
                                               const std::string &name,
                                               const core::ModuleOptions &options) {

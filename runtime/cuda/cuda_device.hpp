@@ -52,6 +52,7 @@ class CudaDevice final : public core::Device {
   void *allocate(size_t size, XpurtAllocationType type) override;
   void deallocate(void *ptr, XpurtAllocationType type) noexcept override;
   core::Ref<core::TaskQueue> createQueue(const core::QueueOptions &options) override;
+  void *nativeHandle(XpurtNativeObject what) const override;
   // Memory of a CUDA device cannot be a host copy.
   void checkApplicationMemory(const void *memory, size_t size) const override;
   bool pinApplicationMemory(void *memory, size_t size) override;

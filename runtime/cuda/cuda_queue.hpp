@@ -31,6 +31,7 @@ class CudaQueue final : public core::TaskQueue {
  protected:
   void submit(core::Command &&cmd) override;
   void drain() override;
+  void *nativeHandle() const override { return streams_[0]; }
 
  private:
   CUstream streamFor(const core::Command &cmd);

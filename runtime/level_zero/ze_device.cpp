@@ -122,6 +122,19 @@ core::Ref<core::TaskQueue> ZeDevice::createQueue(const core::QueueOptions &optio
   return core::makeRef<ZeQueue>(core::Ref<ZeDevice>(this), options);
 }
 
+void *ZeDevice::nativeHandle(XpurtNativeObject what) const {
+  switch (what) {
+    case XPURT_NATIVE_PLATFORM:
+      return description_.driver;
+    case XPURT_NATIVE_DEVICE:
+      return description_.device;
+    case XPURT_NATIVE_CONTEXT:
+      return context_->handle();
+  }
+  core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} is not an XpurtNativeObject",
+             static_cast<int>(what));
+}
+
 core::Ref<core::Module> ZeDevice::loadSpirv(std::span<const std::byte> bytes,
                                             const std::string &name,
                                             const core::ModuleOptions &options) {

@@ -42,6 +42,7 @@ class ZeDevice final : public core::Device {
   core::Ref<core::TaskQueue> createQueue(const core::QueueOptions &options) override;
   // Regular command lists recorded once, executed by each launch (ze_graph.hpp).
   core::Ref<core::GraphExec> lowerGraph(std::shared_ptr<const core::GraphProgram> program) override;
+  void *nativeHandle(XpurtNativeObject what) const override;
   // zeMemGetAllocProperties: device memory of a Level Zero device cannot be a host copy.
   void checkApplicationMemory(const void *memory, size_t size) const override;
   // A task of an ISPCRT-style launch is one work-group of 16 work-items: the SIMD width Intel

@@ -277,6 +277,12 @@ ZeQueue::Lane &ZeQueue::laneFor(const core::Command &cmd) {
   return *compute_;
 }
 
+void *ZeQueue::nativeHandle() const {
+  // Batched queues record into lists that change from batch to batch: their command queue.
+  const Lane &lane = lanes_.front();
+  return lane.queue ? static_cast<void *>(lane.queue) : static_cast<void *>(lane.list);
+}
+
 void ZeQueue::drain() {
   completions_->drain();  // its flush submits what the queue records or holds
 }

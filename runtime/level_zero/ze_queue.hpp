@@ -35,6 +35,7 @@ class ZeQueue final : public core::TaskQueue {
  protected:
   void submit(core::Command &&cmd) override;
   void drain() override;
+  void *nativeHandle() const override;
 
  private:
   // A regular command list with the fence its execution signals (batched queues).
