@@ -55,6 +55,9 @@ XQueue newQueue(const Device &device, XpurtEngine engine) {
   return XQueue(q);
 }
 
+namespace {
+
+// The view's xpurt handle (NULL for NULL), the view kept in `keep` for the command.
 XpurtMemoryView viewOrNull(ISPCRTMemoryView view, const char *what,
                            std::vector<Ref<Object>> &keep) {
   if (!view) return nullptr;
@@ -63,6 +66,8 @@ XpurtMemoryView viewOrNull(ISPCRTMemoryView view, const char *what,
   keep.push_back(Ref<Object>(v.get()));
   return h;
 }
+
+}  // namespace
 
 Enqueue copyToDevice(ISPCRTMemoryView view) {
   std::vector<Ref<Object>> keep;

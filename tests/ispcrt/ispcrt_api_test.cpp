@@ -364,6 +364,40 @@ TEST_F(IspcrtTest, HandlesAreCountedAndLentFuturesLastUntilTheSync) {
   EXPECT_TRUE(Errors::take().empty());
 }
 
+// Threads sharing a device, a module and a kernel, each with its own queue and data, while
+// another retains and releases the shared handles.
+TEST_F(IspcrtTest, ThreadsShareDevicesModulesAndKernels) {
+  ispcrt::Module module(device, "ispcrt_test_kernels");
+  ispcrt::Kernel kernel(device, module, "scale_add");
+  const int threads = 4, rounds = 20, n = 256;
+  std::vector<std::vector<float>> data(threads, std::vector<float>(n, 1.0f));
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      ispcrt::TaskQueue queue(device);
+      ispcrt::Array<float> dataDev(device, data[t]);
+      ScaleAddParams p{dataDev.devicePtr(), n, 1.0f, static_cast<float>(t)};
+      ispcrt::Array<ScaleAddParams> params(device, p);
+      queue.copyToDevice(params);
+      queue.copyToDevice(dataDev);
+      for (int r = 0; r < rounds; ++r) queue.launch(kernel, params, 2);
+      queue.copyToHost(dataDev);
+      queue.sync();
+    });
+  workers.emplace_back([&] {
+    for (int r = 0; r < 200; ++r) {
+      ispcrtRetain(kernel.handle());
+      ispcrtRetain(module.handle());
+      ispcrtRelease(module.handle());
+      ispcrtRelease(kernel.handle());
+    }
+  });
+  for (std::thread &w : workers) w.join();
+  for (int t = 0; t < threads; ++t)
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(data[t][i], 1.0f + static_cast<float>(rounds * t)) << "thread " << t << ", " << i;
+}
+
 TEST_F(IspcrtTest, DevicesAreListedByType) {
   ISPCRTDeviceType type = device.getType();
   EXPECT_NE(type, ISPCRT_DEVICE_TYPE_AUTO);
