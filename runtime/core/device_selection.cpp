@@ -135,17 +135,6 @@ static DeviceAddress bySelector(const DeviceSelector &sel) {
        sel.index, available(), why);
 }
 
-// ISPCRT_GPU_DEVICE, as ISPCRT reads it: which GPU "the GPU device" (index 0) is.
-static uint32_t gpuIndex(uint32_t index) {
-  auto v = envValue("ISPCRT_GPU_DEVICE");
-  if (!v || index != 0) return index;
-  uint64_t n = 0;
-  if (!parseUnsigned(*v, n) || n > UINT32_MAX)
-    fail(XPURT_ERROR_INVALID_CONFIG,
-         "ISPCRT_GPU_DEVICE='{}' is not a GPU index: use a number such as 0 or 1", *v);
-  return static_cast<uint32_t>(n);
-}
-
 DeviceAddress findDevice(XpurtDeviceType type, uint32_t index) {
   checkType(type);
   if (type == XPURT_DEVICE_TYPE_AUTO) {
@@ -155,7 +144,6 @@ DeviceAddress findDevice(XpurtDeviceType type, uint32_t index) {
     }
     type = autoType();
   }
-  if (type == XPURT_DEVICE_TYPE_GPU) index = gpuIndex(index);
   return byTypeAndIndex(type, index);
 }
 

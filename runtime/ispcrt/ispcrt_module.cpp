@@ -22,21 +22,6 @@ void Module::setLinked(std::shared_ptr<XModule> linked) {
 
 namespace {
 
-// ISPCRT_IGC_OPTIONS: options for Intel's GPU compiler, which xpurt passes to Level Zero
-// drivers as build flags (other devices compile with xpurt's own compilers). ISPCRT's form:
-// "+ options" (added to the defaults) or "= options" (in their place); xpurt has no defaults.
-std::string buildFlagsFor(const Device &device) {
-  const char *v = std::getenv("ISPCRT_IGC_OPTIONS");
-  if (!v || !*v || device.backend() != "level_zero") return {};
-  std::string s = v;
-  if (s.size() < 3 || (s[0] != '+' && s[0] != '=') || s[1] != ' ')
-    fail(ISPCRT_INVALID_ARGUMENT,
-         "ISPCRT_IGC_OPTIONS='{}' is not of the form '+ options' or '= options' (a space after "
-         "the sign)",
-         s);
-  return s.substr(2);
-}
-
 // ISPCRT_USE_ZEBIN=1: the module must be a device binary (<name>.bin), not SPIR-V.
 bool zebinRequired(const Device &device) {
   const char *v = std::getenv("ISPCRT_USE_ZEBIN");
@@ -50,12 +35,9 @@ Ref<Module> load(ISPCRTDevice device, const char *file, ISPCRTModuleOptions opts
   Ref<Device> d = lookup<Device>(device, "device");
   if (!file) fail(ISPCRT_INVALID_ARGUMENT, "the module name is NULL");
   if (opts) lookup<ModuleOptions>(opts, "module options");  // its fields change nothing here
-  std::string flags = buildFlagsFor(*d);
-  XpurtModuleOptions options{};
-  options.structSize = sizeof options;
-  options.buildFlags = flags.empty() ? nullptr : flags.c_str();
+  // ISPCRT_IGC_OPTIONS: xpurt's Level Zero backend adds it to every module's build flags.
   XpurtModule m = nullptr;
-  check(xpurtLoadModule(d->handle(), file, &options, &m));
+  check(xpurtLoadModule(d->handle(), file, nullptr, &m));
   auto part = std::make_shared<XModule>(m);
   bool native = false;
   check(xpurtModuleIsNative(m, &native));

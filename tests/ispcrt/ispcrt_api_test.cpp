@@ -411,6 +411,61 @@ TEST_F(IspcrtTest, DevicesAreListedByType) {
                                       : ISPCRT_DEVICE_TYPE_CPU);
 }
 
+// Sets an environment variable for the scope.
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(const char *n, const char *value) : name(n) { setenv(n, value, 1); }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+};
+
+TEST_F(IspcrtTest, IspcrtsVariablesChooseTheGpuDeviceAndDriver) {
+  if (onCpu()) GTEST_SKIP() << "ISPCRT's variables choose among GPU devices; this is the CPU";
+  uint32_t count = ispcrt::Device::deviceCount(ISPCRT_DEVICE_TYPE_GPU);
+  {
+    // The device the variable names, whatever index is asked for.
+    ScopedEnv env("ISPCRT_GPU_DEVICE", "0");
+    ispcrt::Device chosen(ISPCRT_DEVICE_TYPE_GPU, count + 5);
+    EXPECT_TRUE(chosen);
+    EXPECT_TRUE(Errors::take().empty());
+  }
+  {
+    ScopedEnv env("ISPCRT_GPU_DEVICE", std::to_string(count).c_str());
+    EXPECT_FALSE(ispcrt::Device(ISPCRT_DEVICE_TYPE_GPU));
+    auto errors = Errors::take();
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_NE(errors[0].second.find("ISPCRT_GPU_DEVICE"), std::string::npos) << errors[0].second;
+  }
+  {
+    ScopedEnv env("ISPCRT_GPU_DRIVER", "0");
+    EXPECT_TRUE(ispcrt::Device(ISPCRT_DEVICE_TYPE_GPU));
+    EXPECT_TRUE(Errors::take().empty());
+  }
+  {
+    ScopedEnv env("ISPCRT_GPU_DRIVER", "9");
+    EXPECT_FALSE(ispcrt::Device(ISPCRT_DEVICE_TYPE_GPU));
+    auto errors = Errors::take();
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_NE(errors[0].second.find("ISPCRT_GPU_DRIVER=9"), std::string::npos) << errors[0].second;
+  }
+  {
+    ScopedEnv env("ISPCRT_GPU_DEVICE", "first");
+    EXPECT_FALSE(ispcrt::Device(ISPCRT_DEVICE_TYPE_GPU));
+    EXPECT_EQ(Errors::take().size(), 1u);
+  }
+  // ISPCRT_IGC_OPTIONS goes to Level Zero drivers, in ISPCRT's form only; other devices ignore
+  // it.
+  ScopedEnv env("ISPCRT_IGC_OPTIONS", "-no-sign");
+  ispcrt::Module module(device, "ispcrt_test_kernels");
+  auto errors = Errors::take();
+  bool levelZero = !errors.empty();
+  if (levelZero) {
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_NE(errors[0].second.find("ISPCRT_IGC_OPTIONS"), std::string::npos) << errors[0].second;
+  } else {
+    EXPECT_TRUE(module);
+  }
+}
+
 TEST_F(IspcrtTest, NativeHandlesAreTheDriversOrNoneOnTheCpu) {
   ispcrt::TaskQueue queue(device);
   if (onCpu()) {
