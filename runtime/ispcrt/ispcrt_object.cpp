@@ -103,15 +103,15 @@ void Object::release() {
 namespace {
 
 // Under the registry's lock: a reference to a live object, unless its count has reached zero
-// (it is being destroyed).
+// (its last release is about to unregister and destroy it).
 Ref<Object> find(const void *handle) {
   Registry &r = registry();
   std::lock_guard lock(r.mutex);
   auto it = r.live.find(static_cast<const Object *>(handle));
   if (it == r.live.end()) return nullptr;
   auto *obj = const_cast<Object *>(*it);
-  if (obj->useCount() == 0) return nullptr;
-  return Ref<Object>(obj);
+  if (!obj->tryRetain()) return nullptr;
+  return Ref<Object>::adopt(obj);
 }
 
 }  // namespace

@@ -40,6 +40,13 @@ class Object {
   // Tells this object from a later one at the same address.
   uint64_t serial() const { return serial_; }
   void retain() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // A reference unless the last one has gone (the object is being destroyed).
+  bool tryRetain() {
+    long long n = refs_.load(std::memory_order_relaxed);
+    while (n != 0 && !refs_.compare_exchange_weak(n, n + 1, std::memory_order_relaxed)) {
+    }
+    return n != 0;
+  }
   void release();
   long long useCount() const { return refs_.load(std::memory_order_relaxed); }
 
