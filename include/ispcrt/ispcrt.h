@@ -136,8 +136,9 @@ typedef struct {
   uint32_t deviceId;
 } ISPCRTDeviceInfo;
 
-/* deviceIdx: among the devices of the type (ispcrtGetDeviceCount). For GPU devices,
- * ISPCRT_GPU_DEVICE (an index) picks the device that index 0 means. */
+/* deviceIdx: among the devices of the type (ispcrtGetDeviceCount). For GPU devices, as with
+ * ISPCRT: ISPCRT_GPU_DRIVER (an index) keeps only the devices of that driver (Level Zero's
+ * drivers, then CUDA), and ISPCRT_GPU_DEVICE (an index) is used in place of deviceIdx. */
 ISPCRT_API ISPCRTDevice ispcrtGetDevice(ISPCRTDeviceType, uint32_t deviceIdx);
 ISPCRT_API ISPCRTDevice ispcrtGetDeviceFromContext(ISPCRTContext, uint32_t deviceIdx);
 /* The device of the context whose native handle (ispcrtDeviceNativeHandle) is d. */
