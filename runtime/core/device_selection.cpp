@@ -153,19 +153,18 @@ XpurtDeviceInfo deviceInfo(XpurtDeviceType type, uint32_t index) {
 }
 
 Ref<Context> Context::create(XpurtDeviceType type) {
-  DeviceAddress first = findDevice(type, 0);
-  Ref<Context> ctx = Ref<Context>::adopt(new Context);
-  ctx->backend_ = first.backend;
-  for (uint32_t i = 0, n = first.backend->deviceCount(); i < n; ++i)
-    ctx->devices_.push_back(first.backend->device(i, DeviceOptions{}));
-  return ctx;
+  return ofBackend(*findDevice(type, 0).backend);
 }
 
 Ref<Context> Context::ofDevice(Device &device) {
+  return ofBackend(device.backend());
+}
+
+Ref<Context> Context::ofBackend(Backend &backend) {
   Ref<Context> ctx = Ref<Context>::adopt(new Context);
-  ctx->backend_ = &device.backend();
-  for (uint32_t i = 0, n = ctx->backend_->deviceCount(); i < n; ++i)
-    ctx->devices_.push_back(ctx->backend_->device(i, DeviceOptions{}));
+  ctx->backend_ = &backend;
+  for (uint32_t i = 0, n = backend.deviceCount(); i < n; ++i)
+    ctx->devices_.push_back(backend.device(i, DeviceOptions{}));
   return ctx;
 }
 

@@ -28,6 +28,7 @@ class Context : public Object {
 
  private:
   Context() : Object(kKind) {}
+  static Ref<Context> ofBackend(Backend &backend);
   Backend *backend_ = nullptr;
   std::vector<Ref<Device>> devices_;
 };

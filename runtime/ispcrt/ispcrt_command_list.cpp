@@ -8,15 +8,20 @@ namespace xpurt::ispcrt {
 void Fence::bind(XFuture last) {
   std::lock_guard lock(mutex_);
   last_ = std::move(last);
-  submitted_ = true;
   reset_ = false;
+}
+
+bool Fence::doneLocked() {
+  bool done = true;
+  if (last_.get()) check(xpurtFutureIsValid(last_.get(), &done));
+  return done;
 }
 
 void Fence::sync() {
   XpurtFuture f;
   {
     std::lock_guard lock(mutex_);
-    if (!submitted_ || reset_)
+    if (reset_)
       fail(ISPCRT_INVALID_OPERATION,
            "the fence was reset and its command list has not been submitted since: nothing "
            "would signal it; submit the list, then wait");
@@ -31,26 +36,17 @@ void Fence::sync() {
 
 bool Fence::signalled() {
   std::lock_guard lock(mutex_);
-  if (!submitted_ || reset_) return false;
-  if (!last_.get()) return true;
-  bool done = false;
-  check(xpurtFutureIsValid(last_.get(), &done));
-  return done;
+  return !reset_ && doneLocked();
 }
 
 bool Fence::done() {
   std::lock_guard lock(mutex_);
-  bool done = true;
-  if (last_.get()) check(xpurtFutureIsValid(last_.get(), &done));
-  return done;
+  return doneLocked();
 }
 
 void Fence::reset() {
   std::lock_guard lock(mutex_);
-  if (!submitted_) return;
-  bool done = true;
-  if (last_.get()) check(xpurtFutureIsValid(last_.get(), &done));
-  if (!done)
+  if (!doneLocked())
     fail(ISPCRT_INVALID_OPERATION,
          "the fence's submission is still running: reset it once it has signalled "
          "(ispcrtFenceSync)");

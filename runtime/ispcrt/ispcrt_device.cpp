@@ -33,32 +33,32 @@ std::vector<Address> devicesOfXpurtType(XpurtDeviceType type) {
   return out;
 }
 
-// ISPCRT's CPU: xpurt's CPU device. ISPCRT's GPU: the devices ISPCRT offloads to, whatever
-// type their driver reports: Level Zero's (its GPUs first), then CUDA's.
-std::vector<Address> devicesOf(ISPCRTDeviceType type) {
-  std::vector<Address> cpus = devicesOfXpurtType(XPURT_DEVICE_TYPE_CPU);
-  std::vector<Address> out;
-  if (type == ISPCRT_DEVICE_TYPE_CPU) {
-    for (const Address &a : cpus)
-      if (a.backend == "cpu") out.push_back(a);
-    return out;
-  }
-  std::vector<Address> gpus = devicesOfXpurtType(XPURT_DEVICE_TYPE_GPU);
-  for (const Address &a : gpus)
-    if (a.backend == "level_zero") out.push_back(a);
-  for (const Address &a : cpus)
-    if (a.backend == "level_zero") out.push_back(a);
-  for (const Address &a : gpus)
-    if (a.backend != "level_zero") out.push_back(a);
-  if (type == ISPCRT_DEVICE_TYPE_AUTO && out.empty()) return devicesOf(ISPCRT_DEVICE_TYPE_CPU);
-  return out;
-}
+// The devices of an ISPCRT type, and the type AUTO stands for (CPU or GPU).
+struct Listing {
+  ISPCRTDeviceType type;
+  std::vector<Address> devices;
+};
 
-ISPCRTDeviceType resolvedType(ISPCRTDeviceType type) {
-  if (type == ISPCRT_DEVICE_TYPE_AUTO)
-    return devicesOf(ISPCRT_DEVICE_TYPE_GPU).empty() ? ISPCRT_DEVICE_TYPE_CPU
-                                                     : ISPCRT_DEVICE_TYPE_GPU;
-  return type;
+// ISPCRT's CPU: xpurt's CPU device. ISPCRT's GPU: the devices ISPCRT offloads to, whatever
+// type their driver reports: Level Zero's (its GPUs first), then CUDA's. AUTO: GPU, if there
+// is one, else CPU.
+Listing devicesOf(ISPCRTDeviceType type) {
+  std::vector<Address> cpus = devicesOfXpurtType(XPURT_DEVICE_TYPE_CPU);
+  Listing out{ISPCRT_DEVICE_TYPE_GPU, {}};
+  if (type != ISPCRT_DEVICE_TYPE_CPU) {
+    std::vector<Address> gpus = devicesOfXpurtType(XPURT_DEVICE_TYPE_GPU);
+    for (const Address &a : gpus)
+      if (a.backend == "level_zero") out.devices.push_back(a);
+    for (const Address &a : cpus)
+      if (a.backend == "level_zero") out.devices.push_back(a);
+    for (const Address &a : gpus)
+      if (a.backend != "level_zero") out.devices.push_back(a);
+    if (type == ISPCRT_DEVICE_TYPE_GPU || !out.devices.empty()) return out;
+  }
+  out.type = ISPCRT_DEVICE_TYPE_CPU;
+  for (const Address &a : cpus)
+    if (a.backend == "cpu") out.devices.push_back(a);
+  return out;
 }
 
 void checkType(ISPCRTDeviceType type) {
@@ -117,10 +117,10 @@ std::vector<Address> ofSelectedDriver(std::vector<Address> devices) {
   return out;
 }
 
-Address addressOf(ISPCRTDeviceType type, uint32_t index) {
+// The device of `index` among those of `type`, and the type AUTO stood for.
+std::pair<Address, ISPCRTDeviceType> addressOf(ISPCRTDeviceType type, uint32_t index) {
   checkType(type);
-  std::vector<Address> devices = devicesOf(type);
-  ISPCRTDeviceType resolved = resolvedType(type);
+  auto [resolved, devices] = devicesOf(type);
   if (devices.empty())
     fail(ISPCRT_INVALID_ARGUMENT, "there is no {} device{}", typeName(type),
          type == ISPCRT_DEVICE_TYPE_GPU
@@ -142,7 +142,7 @@ Address addressOf(ISPCRTDeviceType type, uint32_t index) {
   if (index >= devices.size())
     fail(ISPCRT_INVALID_ARGUMENT, "there are {} {} device(s); there is no device {}",
          devices.size(), typeName(resolved), index);
-  return devices[index];
+  return {devices[index], resolved};
 }
 
 void *nativeHandleOf(const Device &device, XpurtNativeObject what) {
@@ -153,10 +153,10 @@ void *nativeHandleOf(const Device &device, XpurtNativeObject what) {
 }
 
 Ref<Device> deviceAt(ISPCRTDeviceType type, uint32_t index) {
-  Address a = addressOf(type, index);
+  auto [a, resolved] = addressOf(type, index);
   XpurtDevice d = nullptr;
   check(xpurtGetDevice(a.type, a.index, &d));
-  return make<Device>(XDevice(d), resolvedType(type), a.backend);
+  return make<Device>(XDevice(d), resolved, a.backend);
 }
 
 }  // namespace
@@ -174,7 +174,7 @@ ISPCRT_API ISPCRTDevice ispcrtGetDevice(ISPCRTDeviceType type, uint32_t deviceId
 ISPCRT_API uint32_t ispcrtGetDeviceCount(ISPCRTDeviceType type) {
   return guarded("ispcrtGetDeviceCount", 0u, [&] {
     checkType(type);
-    return static_cast<uint32_t>(devicesOf(type).size());
+    return static_cast<uint32_t>(devicesOf(type).devices.size());
   });
 }
 
@@ -182,7 +182,7 @@ ISPCRT_API void ispcrtGetDeviceInfo(ISPCRTDeviceType type, uint32_t deviceIdx,
                                     ISPCRTDeviceInfo *info) {
   guardedVoid("ispcrtGetDeviceInfo", [&] {
     if (!info) fail(ISPCRT_INVALID_ARGUMENT, "the ISPCRTDeviceInfo pointer is NULL");
-    Address a = addressOf(type, deviceIdx);
+    Address a = addressOf(type, deviceIdx).first;
     XpurtDeviceInfo x = infoOf(a.type, a.index);
     info->vendorId = x.vendorId;
     info->deviceId = x.deviceId;
@@ -254,14 +254,15 @@ ISPCRT_API ISPCRTContext ispcrtGetContextFromNativeHandle(ISPCRTDeviceType type,
                                                           ISPCRTGenericHandle native) {
   return guarded("ispcrtGetContextFromNativeHandle", ISPCRTContext{}, [&] {
     checkType(type);
-    if (resolvedType(type) == ISPCRT_DEVICE_TYPE_CPU) {  // no native context: ISPCRT's CPU's
+    Listing listing = devicesOf(type);
+    if (listing.type == ISPCRT_DEVICE_TYPE_CPU) {  // no native context: ISPCRT's CPU's
       Ref<Device> cpu = deviceAt(ISPCRT_DEVICE_TYPE_CPU, 0);
       XpurtContext c = nullptr;
       check(xpurtDeviceGetContext(cpu->handle(), &c));
       return handOut<ISPCRTContext>(make<Context>(XContext(c), ISPCRT_DEVICE_TYPE_CPU));
     }
     if (!native) fail(ISPCRT_INVALID_ARGUMENT, "the native context handle is NULL");
-    for (const Address &a : devicesOf(type)) {
+    for (const Address &a : listing.devices) {
       XpurtDevice d = nullptr;
       check(xpurtGetDevice(a.type, a.index, &d));
       XDevice owned(d);
@@ -270,7 +271,7 @@ ISPCRT_API ISPCRTContext ispcrtGetContextFromNativeHandle(ISPCRTDeviceType type,
         continue;
       XpurtContext c = nullptr;
       check(xpurtDeviceGetContext(d, &c));
-      return handOut<ISPCRTContext>(make<Context>(XContext(c), resolvedType(type)));
+      return handOut<ISPCRTContext>(make<Context>(XContext(c), listing.type));
     }
     fail(ISPCRT_INVALID_ARGUMENT,
          "no {} device is in the native context {}: xpurt takes the contexts it made itself "

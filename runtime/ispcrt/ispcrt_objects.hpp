@@ -171,16 +171,17 @@ class Fence : public Object {
  public:
   static constexpr Kind kKind = Kind::Fence;
   Fence() : Object(kKind) {}
-  void bind(XFuture last);  // a submission's last command
+  void bind(XFuture last);  // a submission's last command; a fence is bound when it is made
   void sync();
   bool signalled();  // done, and not reset since
   bool done();       // its submission has completed, reset or not
   void reset();
 
  private:
+  bool doneLocked();  // mutex_ held
+
   std::mutex mutex_;
-  XFuture last_;  // none for an empty submission
-  bool submitted_ = false;
+  XFuture last_;        // none for an empty submission
   bool reset_ = false;  // reset since its submission completed
 };
 

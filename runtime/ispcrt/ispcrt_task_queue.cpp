@@ -69,22 +69,28 @@ XpurtMemoryView viewOrNull(ISPCRTMemoryView view, const char *what,
 
 }  // namespace
 
-Enqueue copyToDevice(ISPCRTMemoryView view) {
+namespace {
+
+// The whole view between its host copy and its device storage, by `copy` (xpurtCopyToDevice
+// or xpurtCopyToHost).
+using CopyWithin = XpurtResult (*)(XpurtTaskQueue, XpurtMemoryView, size_t, size_t, XpurtFuture *);
+Enqueue copyWithin(ISPCRTMemoryView view, CopyWithin copy) {
   std::vector<Ref<Object>> keep;
   XpurtMemoryView v = viewOrNull(view, "view", keep);
   if (!v) fail(ISPCRT_INVALID_ARGUMENT, "the memory view handle is NULL");
-  return [v, keep](XpurtTaskQueue q, XpurtFuture *f) {
-    return xpurtCopyToDevice(q, v, 0, XPURT_WHOLE_SIZE, f);
+  return [v, keep, copy](XpurtTaskQueue q, XpurtFuture *f) {
+    return copy(q, v, 0, XPURT_WHOLE_SIZE, f);
   };
 }
 
+}  // namespace
+
+Enqueue copyToDevice(ISPCRTMemoryView view) {
+  return copyWithin(view, xpurtCopyToDevice);
+}
+
 Enqueue copyToHost(ISPCRTMemoryView view) {
-  std::vector<Ref<Object>> keep;
-  XpurtMemoryView v = viewOrNull(view, "view", keep);
-  if (!v) fail(ISPCRT_INVALID_ARGUMENT, "the memory view handle is NULL");
-  return [v, keep](XpurtTaskQueue q, XpurtFuture *f) {
-    return xpurtCopyToHost(q, v, 0, XPURT_WHOLE_SIZE, f);
-  };
+  return copyWithin(view, xpurtCopyToHost);
 }
 
 Enqueue copyMemoryView(ISPCRTMemoryView dst, ISPCRTMemoryView src, size_t size) {
