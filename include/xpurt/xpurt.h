@@ -321,7 +321,15 @@ XPURT_API XpurtResult xpurtCopyToDevice(XpurtTaskQueue queue, XpurtMemoryView vi
                                         size_t size, XpurtFuture *future);
 XPURT_API XpurtResult xpurtCopyToHost(XpurtTaskQueue queue, XpurtMemoryView view, size_t offset,
                                       size_t size, XpurtFuture *future);
-/* Device storage of src to device storage of dst. */
+/* Device storage of src to device storage of dst. The views may be of different devices, of
+ * any backends, as long as one of them is memory of the queue's device (or of its context; for
+ * the CPU device, any memory the host reaches): the copy runs after what comes before it in the
+ * queue and before what comes after, as any copy. Between two devices of one backend it is one
+ * peer copy where the driver allows (CUDA: peer access, enabled on the first copy of a pair;
+ * Level Zero: devices of one context that reach each other's memory); otherwise the other
+ * device's own queue copies to or from the host memory on this side, or each device copies
+ * half through page-locked host memory. Not in graphs (a graph's nodes use memory of the device
+ * it is instantiated for). */
 XPURT_API XpurtResult xpurtCopyMemoryView(XpurtTaskQueue queue, XpurtMemoryView dst,
                                           XpurtMemoryView src, size_t dstOffset, size_t srcOffset,
                                           size_t size, XpurtFuture *future);

@@ -518,6 +518,7 @@ class TaskQueue : public detail::Handle<XpurtTaskQueue> {
     return enqueue(
         [&](XpurtFuture *f) { return xpurtCopyToHost(h_, view.handle(), offset, bytes, f); });
   }
+  // Also between views of different devices, one of them this queue's (xpurtCopyMemoryView).
   Future copyMemoryView(const MemoryView &dst, const MemoryView &src, size_t dstOffset = 0,
                         size_t srcOffset = 0, size_t bytes = XPURT_WHOLE_SIZE) {
     return enqueue([&](XpurtFuture *f) {

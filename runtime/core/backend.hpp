@@ -116,6 +116,16 @@ class Device : public Object {
   virtual XpurtDeviceInfo info() const = 0;
   // Device views alias their host copy (no separate storage, copies are free).
   virtual bool deviceMemoryIsHostMemory() const = 0;
+  // Whether DEVICE views' storage is plain host memory (the CPU's, separate or not), which any
+  // driver copies to and from as host memory (cross_device_copy.hpp).
+  virtual bool storageIsHostMemory() const { return false; }
+  // Whether this device's queues copy between its memory and DEVICE memory of `other` (a
+  // device of the same backend) in one command (Command::CopyKind::Peer); the first call for
+  // a pair enables what the driver needs (CUDA's peer access). Thread-safe.
+  virtual bool copiesPeerWith(Device &other) {
+    (void)other;
+    return false;
+  }
   // Throws an OUT_OF_MEMORY Error when the memory cannot be had.
   virtual void *allocate(size_t size, XpurtAllocationType type) = 0;
   virtual void deallocate(void *ptr, XpurtAllocationType type) noexcept = 0;

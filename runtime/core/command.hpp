@@ -31,6 +31,10 @@ struct MemoryRef {
   std::byte *pointer() const {
     return static_cast<std::byte *>(hostCopy ? view->hostPtr() : view->devicePtr()) + offset;
   }
+  // Whether the range is host memory the view's device locked for copies (a DEVICE view's
+  // host copy that is locked, see MemoryView::hostCopyIsLocked); the host side of a copy
+  // between devices is not, for the queue's device.
+  bool isLockedHostCopy() const { return hostCopy && view->hostCopyIsLocked(); }
   // The range as the hazard tracker sees it: a read, a write, or both.
   void appendUses(std::vector<MemoryUse> &uses) const;
 };
@@ -57,7 +61,11 @@ struct KernelArgs {
 // in an in-order queue, after every command submitted before it), then signals `done`.
 struct Command {
   enum class Type : uint8_t { Copy, Fill, Launch, LaunchKernel, HostCallback, Barrier, Graph };
-  enum class CopyKind : uint8_t { ToDevice, ToHost, DeviceToDevice };
+  // ToDevice and ToHost: one side is host memory (a DEVICE view's host copy, or, in a copy
+  // between devices, memory of another device that is host memory: MemoryRef::hostCopy false);
+  // DeviceToDevice: both sides are the device's own memory (or memory of its context); Peer:
+  // one side is DEVICE memory of another device of the backend (Device::copiesPeerWith).
+  enum class CopyKind : uint8_t { ToDevice, ToHost, DeviceToDevice, Peer };
   static constexpr size_t kMaxPatternSize = 128;
 
   Type type = Type::Barrier;

@@ -1,5 +1,6 @@
 #include "command_builder.hpp"
 
+#include "cross_device_copy.hpp"
 #include "error.hpp"
 
 #include <algorithm>
@@ -71,18 +72,23 @@ CommandBuilder::CommandBuilder(Ref<Device> device, XpurtEngine engine)
          static_cast<int>(engine_));
 }
 
+// What to do with memory of another device, where a command needs its own.
+static constexpr const char *kUseOwnMemory =
+    "kernels and graph nodes use memory of their own device: copy the data into a view of this "
+    "device (xpurtCopyMemoryView on a queue copies between devices)";
+
 void CommandBuilder::checkView(const MemoryView &view, const char *what) const {
   if (&view.device().backend() != &device_->backend())
     fail(XPURT_ERROR_INVALID_ARGUMENT,
-         "{}: the memory view belongs to a {} device, but this queue runs on a {} device", what,
-         view.device().backend().name(), device_->backend().name());
+         "{}: the memory view belongs to a {} device, but this runs on a {} device; {}", what,
+         view.device().backend().name(), device_->backend().name(), kUseOwnMemory);
   // Device memory is the device's own; shared and host memory serve every device of the
   // backend's context.
   if (view.type() == XPURT_ALLOC_TYPE_DEVICE && &view.device() != device_.get())
     fail(XPURT_ERROR_INVALID_ARGUMENT,
-         "{}: the memory view is device memory of {}, but this queue runs on {}; copy the data "
-         "into a view of this device, or use a SHARED view",
-         what, view.device().label(), device_->label());
+         "{}: the memory view is device memory of {}, but this runs on {}; {}, or use a SHARED "
+         "view",
+         what, view.device().label(), device_->label(), kUseOwnMemory);
   if (&view.device() != device_.get() && !device_->sharesMemoryWith(view.device()))
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "{}: the memory view was made on {}, whose memory {} cannot reach (another driver's "
@@ -144,20 +150,7 @@ Command CommandBuilder::copyView(MemoryView &dst, MemoryView &src, size_t dstOff
                                  size_t srcOffset, size_t size) {
   checkView(dst, "copyMemoryView (destination)");
   checkView(src, "copyMemoryView (source)");
-  if (size == XPURT_WHOLE_SIZE) {
-    size_t srcLeft = src.checkedRange(srcOffset, size, "copyMemoryView (source)");
-    size_t dstLeft = dst.checkedRange(dstOffset, size, "copyMemoryView (destination)");
-    size = std::min(srcLeft, dstLeft);
-  }
-  size = src.checkedRange(srcOffset, size, "copyMemoryView (source)");
-  dst.checkedRange(dstOffset, size, "copyMemoryView (destination)");
-  if (&dst == &src && size != 0) {
-    auto a = dstOffset, b = srcOffset;
-    if (a < b + size && b < a + size)
-      fail(XPURT_ERROR_INVALID_ARGUMENT,
-           "copyMemoryView: source [{}, {}) and destination [{}, {}) overlap in the same view", b,
-           b + size, a, a + size);
-  }
+  size = checkedCopySize(dst, src, dstOffset, srcOffset, size);
   Command cmd;
   cmd.type = Command::Type::Copy;
   cmd.copyKind = Command::CopyKind::DeviceToDevice;

@@ -9,6 +9,9 @@
 namespace xpurt::core {
 
 void setHostCallbackError(const char *message);
+// For the runtime's own callbacks: the whole message their failure gives, in place of "host
+// callback failed (...)".
+void setRuntimeCallbackFailure(std::string message);
 
 // Runs the callback; returns why it failed ("host callback failed (...): message"), or an
 // empty string when it succeeded.

@@ -1,6 +1,7 @@
 #include "task_queue.hpp"
 
 #include "clock.hpp"
+#include "cross_device_copy.hpp"
 #include "error.hpp"
 #include "graph_exec.hpp"
 #include "host_callback.hpp"
@@ -189,7 +190,116 @@ Ref<Event> TaskQueue::copyToHost(MemoryView &view, size_t offset, size_t size) {
 
 Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffset, size_t srcOffset,
                                size_t size) {
-  return submitCommand(builder_.copyView(dst, src, dstOffset, srcOffset, size));
+  // A graph's nodes run on the device it is instantiated for: the builder's checks, which
+  // refuse other devices' memory, saying so.
+  if (capturing_.load(std::memory_order_acquire))
+    return submitCommand(builder_.copyView(dst, src, dstOffset, srcOffset, size));
+  size = checkedCopySize(dst, src, dstOffset, srcOffset, size);
+  if (std::optional<Command> cmd = directCopy(*device_, dst, src, dstOffset, srcOffset, size))
+    return submitCommand(std::move(*cmd));
+  bool ownDst = copySideFor(*device_, dst) == CopySide::Own;
+  if (!ownDst && copySideFor(*device_, src) != CopySide::Own)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "copyMemoryView: neither view is memory of {}, which this queue runs on (the "
+         "destination is memory of {}, the source of {}); enqueue the copy on a queue of either "
+         "device",
+         device_->label(), dst.device().label(), src.device().label());
+  // The other side is memory this device cannot copy with: that device copies, or, where it
+  // cannot reach this side either, each copies half through page-locked host memory.
+  MemoryView &remote = ownDst ? src : dst;
+  Device &other = remote.device();
+  std::vector<CopyStep> steps;
+  if (std::optional<Command> cmd = directCopy(other, dst, src, dstOffset, srcOffset, size)) {
+    steps.push_back({&helperFor(other), std::move(*cmd)});
+  } else {
+    Ref<MemoryView> staging = MemoryView::create(device_, nullptr, size, XPURT_ALLOC_TYPE_HOST);
+    MemoryView &own = ownDst ? dst : src;
+    size_t ownOffset = ownDst ? dstOffset : srcOffset;
+    size_t remoteOffset = ownDst ? srcOffset : dstOffset;
+    std::optional<Command> here = ownDst ? directCopy(*device_, own, *staging, ownOffset, 0, size)
+                                         : directCopy(*device_, *staging, own, 0, ownOffset, size);
+    std::optional<Command> there = ownDst
+                                       ? directCopy(other, *staging, remote, 0, remoteOffset, size)
+                                       : directCopy(other, remote, *staging, remoteOffset, 0, size);
+    if (!here || !there)
+      fail(XPURT_ERROR_UNSUPPORTED,
+           "copyMemoryView: {} and {} cannot copy through host memory; copy through a HOST view "
+           "yourself",
+           device_->label(), other.label());
+    if (ownDst) {
+      steps.push_back({&helperFor(other), std::move(*there)});
+      steps.push_back({this, std::move(*here)});
+    } else {
+      steps.push_back({this, std::move(*here)});
+      steps.push_back({&helperFor(other), std::move(*there)});
+    }
+  }
+  std::vector<MemoryUse> uses;
+  MemoryRef{Ref<MemoryView>(&dst), dstOffset, size, XPURT_ACCESS_WRITE, false}.appendUses(uses);
+  MemoryRef{Ref<MemoryView>(&src), srcOffset, size, XPURT_ACCESS_READ, false}.appendUses(uses);
+  return submitSteps(std::move(steps), uses);
+}
+
+TaskQueue &TaskQueue::helperFor(Device &device) {
+  std::lock_guard lock(helpersMutex_);
+  for (const Ref<TaskQueue> &q : helpers_)
+    if (&q->device() == &device) return *q;
+  return *helpers_.emplace_back(device.createQueue(QueueOptions{}));
+}
+
+namespace {
+
+// The check that ends a copy with steps on several queues: fails with the first step that
+// failed.
+struct StepsCheck {
+  std::vector<Ref<Event>> steps;
+};
+
+XpurtResult checkSteps(void *data) {
+  for (const Ref<Event> &e : static_cast<StepsCheck *>(data)->steps)
+    if (e->failed()) {
+      setRuntimeCallbackFailure(fmt::format("a copy between devices: {}", e->errorMessage()));
+      return XPURT_ERROR_EXECUTION_FAILED;
+    }
+  return XPURT_SUCCESS;
+}
+
+}  // namespace
+
+Ref<Event> TaskQueue::submitSteps(std::vector<CopyStep> steps, std::span<const MemoryUse> uses) {
+  Ref<Event> done = newEvent();
+  auto check = std::make_shared<StepsCheck>();
+  std::unique_lock lock(submitMutex_, std::defer_lock);
+  if (options_.outOfOrder) lock.lock();
+  // What the copy follows: the commands its memory depends on (out of order), or everything
+  // before it (in order: a marker whose event the other devices can wait for).
+  std::vector<Ref<Event>> before;
+  if (options_.outOfOrder) {
+    hazards_.addDeclared(uses, done, before);
+  } else {
+    Command marker = builder_.barrier();
+    marker.done = makeRef<Event>();
+    before.push_back(marker.done);
+    submit(std::move(marker));
+  }
+  try {
+    for (CopyStep &step : steps) {
+      step.cmd.waits = check->steps.empty() ? before : std::vector{check->steps.back()};
+      step.cmd.done = makeRef<Event>();
+      check->steps.push_back(step.cmd.done);
+      step.queue->submit(std::move(step.cmd));
+    }
+    Command last = builder_.hostCallback(checkSteps, check.get(), check);
+    last.waits = {check->steps.back()};
+    last.done = done;
+    submit(std::move(last));
+  } catch (const Error &e) {
+    // The copy fails as the call does. No step before the one refused writes the destination
+    // (an earlier step only fills the staging memory): what waits for the copy may go on.
+    done->fail(e.what());
+    throw;
+  }
+  return done;
 }
 
 Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const void *pattern,

@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace xpurt::core {
 
@@ -50,6 +51,8 @@ class TaskQueue : public Object {
 
   Ref<Event> copyToDevice(MemoryView &view, size_t offset, size_t size);
   Ref<Event> copyToHost(MemoryView &view, size_t offset, size_t size);
+  // Between views of any devices, one of them this queue's (or memory its device reaches):
+  // cross_device_copy.hpp.
   Ref<Event> copyView(MemoryView &dst, MemoryView &src, size_t dstOffset, size_t srcOffset,
                       size_t size);
   Ref<Event> fill(MemoryView &view, size_t offset, size_t size, const void *pattern,
@@ -116,6 +119,16 @@ class TaskQueue : public Object {
   void failIfCapturing(const char *what) const;
   // Submits a built command, ordered by what it declares.
   Ref<Event> submitCommand(Command &&cmd);
+  // A copy that other devices' queues take part in: each step after the one before it, the
+  // first after what the copy must follow in this queue, then a check on this queue whose
+  // event is the copy's (failed with the first step that failed).
+  struct CopyStep {
+    TaskQueue *queue;  // this queue, or a helper on another device (helperFor)
+    Command cmd;
+  };
+  Ref<Event> submitSteps(std::vector<CopyStep> steps, std::span<const MemoryUse> uses);
+  // The in-order queue on `device` that runs this queue's steps there, made on first use.
+  TaskQueue &helperFor(Device &device);
   void traceOnCompletion(const Command &cmd, const Ref<Event> &done);
 
   Ref<Device> device_;
@@ -135,6 +148,8 @@ class TaskQueue : public Object {
   std::atomic<bool> capturing_{false};
   std::unique_ptr<Capture> capture_;  // guarded by submitMutex_
   std::shared_ptr<FailureLog> failures_ = std::make_shared<FailureLog>();
+  std::mutex helpersMutex_;
+  std::vector<Ref<TaskQueue>> helpers_;  // one per other device this queue copied with
 };
 
 }  // namespace xpurt::core

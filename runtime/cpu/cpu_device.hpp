@@ -15,6 +15,7 @@ class CpuDevice final : public core::Device {
 
   XpurtDeviceInfo info() const override { return info_; }
   bool deviceMemoryIsHostMemory() const override { return !separateMemory_; }
+  bool storageIsHostMemory() const override { return true; }
   void *allocate(size_t size, XpurtAllocationType type) override;
   void deallocate(void *ptr, XpurtAllocationType type) noexcept override;
   core::Ref<core::TaskQueue> createQueue(const core::QueueOptions &options) override;

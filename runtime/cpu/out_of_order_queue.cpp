@@ -227,6 +227,11 @@ OutOfOrderQueue::~OutOfOrderQueue() {
 
 void OutOfOrderQueue::submit(core::Command &&cmd) {
   if (cmd.done) cmd.done->setDriver(runner_);
+  // Its waits end through continuations, which nobody else may set going: a queue that
+  // batches its work submits what this command waits for (an in-order queue's runner waits
+  // for each, which does the same).
+  for (const core::Ref<core::Event> &e : cmd.waits)
+    if (e->driver() != runner_.get()) e->ready();
   runner_->submit(std::move(cmd));
 }
 

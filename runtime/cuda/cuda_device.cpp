@@ -4,6 +4,9 @@
 #include "cuda_module.hpp"
 #include "cuda_queue.hpp"
 
+#include <algorithm>
+#include <utility>
+
 namespace xpurt::cuda {
 
 PrimaryContext::PrimaryContext(CUdevice device) : device_(device) {
@@ -22,6 +25,36 @@ CudaDevice::CudaDevice(core::Backend &backend, const CudaDeviceDescription &desc
       context_(std::make_shared<PrimaryContext>(description.device)) {}
 
 CudaDevice::~CudaDevice() = default;
+
+bool CudaDevice::copiesPeerWith(core::Device &other) {
+  auto &peer = static_cast<CudaDevice &>(other);
+  std::lock_guard lock(peersMutex_);
+  if (std::find(peersTried_.begin(), peersTried_.end(), peer.description_.device) !=
+      peersTried_.end())
+    return true;
+  peersTried_.push_back(peer.description_.device);
+  // Both ways: a copy on either device's queue then reads or writes the other's memory.
+  for (auto [from, to] : {std::pair{this, &peer}, std::pair{&peer, this}}) {
+    int can = 0;
+    if (cu().DeviceCanAccessPeer(&can, from->description_.device, to->description_.device) !=
+            CUDA_SUCCESS ||
+        !can) {
+      core::log().info(
+          "CUDA: {} has no peer access to {}; copies between them go through the "
+          "host",
+          from->label(), to->label());
+      continue;
+    }
+    ContextScope scope(from->context());
+    CUresult r = cu().CtxEnablePeerAccess(to->context(), 0);
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+      core::log().warn(
+          "CUDA: peer access from {} to {} not enabled ({}); copies between them "
+          "go through the host",
+          from->label(), to->label(), resultName(r));
+  }
+  return true;
+}
 
 void *CudaDevice::allocate(size_t size, XpurtAllocationType type) {
   ContextScope scope(context());

@@ -8,7 +8,9 @@
 #include "cuda_driver.hpp"
 
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 namespace xpurt::cuda {
 
@@ -65,6 +67,9 @@ class CudaDevice final : public core::Device {
   bool prefersWholeWorkGroups() const override { return true; }
   // Every CUDA device reaches managed and page-locked memory (unified addressing).
   bool sharesMemoryWith(const core::Device &) const override { return true; }
+  // cuMemcpyPeerAsync copies between any two devices; the first copy of a pair enables peer
+  // access both ways where the devices have it (NVLink or PCIe), so that copies go directly.
+  bool copiesPeerWith(core::Device &other) override;
   // PTX is JIT-compiled per device: a module belongs to one context.
   bool runsKernelsOf(const core::Device &other) const override {
     return static_cast<const CudaDevice &>(other).context() == context();
@@ -89,6 +94,8 @@ class CudaDevice final : public core::Device {
  private:
   CudaDeviceDescription description_;
   std::shared_ptr<PrimaryContext> context_;
+  std::mutex peersMutex_;
+  std::vector<CUdevice> peersTried_;  // devices whose peer access was enabled (or refused)
 };
 
 }  // namespace xpurt::cuda

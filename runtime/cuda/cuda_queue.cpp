@@ -19,6 +19,11 @@ CUstream createStream() {
   return s;
 }
 
+// The context of the device whose memory a view is (a peer copy's side).
+CUcontext contextOf(const core::MemoryView &view) {
+  return static_cast<const CudaDevice &>(view.device()).context();
+}
+
 CUdeviceptr devicePointer(const void *p) {
   return reinterpret_cast<CUdeviceptr>(p);
 }
@@ -82,8 +87,8 @@ void CudaQueue::drain() {
 bool CudaQueue::pageableCopy(const core::Command &cmd) {
   using CopyKind = core::Command::CopyKind;
   if (cmd.type != core::Command::Type::Copy || cmd.dst.pointer() == cmd.src.pointer()) return false;
-  if (cmd.copyKind == CopyKind::ToDevice) return !cmd.src.view->hostCopyIsLocked();
-  if (cmd.copyKind == CopyKind::ToHost) return !cmd.dst.view->hostCopyIsLocked();
+  if (cmd.copyKind == CopyKind::ToDevice) return !cmd.src.isLockedHostCopy();
+  if (cmd.copyKind == CopyKind::ToHost) return !cmd.dst.isLockedHostCopy();
   return false;
 }
 
@@ -300,6 +305,12 @@ std::shared_ptr<void> CudaQueue::enqueue(core::Command &cmd, CUstream stream) {
       } else if (cmd.copyKind == CopyKind::ToHost) {
         call = "cuMemcpyDtoHAsync";
         r = api.MemcpyDtoHAsync(cmd.dst.pointer(), src, n, stream);
+      } else if (cmd.copyKind == CopyKind::Peer) {
+        // Between the contexts of two devices: over NVLink or PCIe where peer access is on
+        // (CudaDevice::copiesPeerWith enabled it), staged by the driver otherwise.
+        call = "cuMemcpyPeerAsync";
+        r = api.MemcpyPeerAsync(dst, contextOf(*cmd.dst.view), src, contextOf(*cmd.src.view), n,
+                                stream);
       } else {
         call = "cuMemcpyDtoDAsync";
         r = api.MemcpyDtoDAsync(dst, src, n, stream);

@@ -58,6 +58,26 @@ ZeDevice::ZeDevice(core::Backend &backend, const ZeDeviceDescription &descriptio
 
 ZeDevice::~ZeDevice() = default;
 
+bool ZeDevice::copiesPeerWith(core::Device &other) {
+  auto &peer = static_cast<ZeDevice &>(other);
+  if (&peer.context() != context_.get()) return false;
+  std::lock_guard lock(peersMutex_);
+  for (const auto &[device, reaches] : peers_)
+    if (device == peer.handle()) return reaches;
+  // Both ways: the append on this device's list reads or writes the peer's memory.
+  ze_bool_t to = 0, from = 0;
+  check(zeDeviceCanAccessPeer(handle(), peer.handle(), &to), "zeDeviceCanAccessPeer");
+  check(zeDeviceCanAccessPeer(peer.handle(), handle(), &from), "zeDeviceCanAccessPeer");
+  bool reaches = to && from;
+  if (!reaches)
+    core::log().info(
+        "Level Zero: {} and {} have no peer access; copies between them go through "
+        "the host",
+        label(), peer.label());
+  peers_.emplace_back(peer.handle(), reaches);
+  return reaches;
+}
+
 void *ZeDevice::allocate(size_t size, XpurtAllocationType type) {
   void *ptr = nullptr;
   // Vector loads of 64 bytes are aligned on every allocation.

@@ -10,7 +10,10 @@
 #include <level_zero/ze_api.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace xpurt::level_zero {
 
@@ -55,6 +58,9 @@ class ZeDevice final : public core::Device {
   bool sharesMemoryWith(const core::Device &other) const override {
     return &static_cast<const ZeDevice &>(other).context() == context_.get();
   }
+  // Devices of one context whose driver says they reach each other's memory
+  // (zeDeviceCanAccessPeer) copy between them with one append.
+  bool copiesPeerWith(core::Device &other) override;
   // A Level Zero module is built for one device.
   bool runsKernelsOf(const core::Device &other) const override {
     return static_cast<const ZeDevice &>(other).handle() == handle();
@@ -79,6 +85,8 @@ class ZeDevice final : public core::Device {
  private:
   ZeDeviceDescription description_;
   std::shared_ptr<ZeContext> context_;
+  std::mutex peersMutex_;
+  std::vector<std::pair<ze_device_handle_t, bool>> peers_;  // what zeDeviceCanAccessPeer said
 };
 
 }  // namespace xpurt::level_zero

@@ -1,5 +1,6 @@
-// The driver and its one device: the host's CPU, run through xpurt's CPU backend (its oneTBB
-// arena and SPIR-V JIT), linked into this library.
+// The driver and its devices: the host's CPU, run through xpurt's CPU backend (its oneTBB
+// arena and SPIR-V JIT), linked into this library. XPURT_ZE_CPU_DEVICES=N offers it as N
+// devices (for tests of programs that use several devices), all on the one CPU.
 #pragma once
 
 #include "core/backend.hpp"
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace xpurt::ze_cpu {
 
@@ -31,10 +33,12 @@ inline constexpr uint32_t kSubGroupSize = 16;
 // xpurt's own core::Device, core::Module, core::Kernel and core::Event they run on.
 class DeviceObject {
  public:
-  explicit DeviceObject(core::Ref<core::Device> cpuDevice);
+  // index: among the driver's devices (one unless XPURT_ZE_CPU_DEVICES asks for more).
+  DeviceObject(core::Ref<core::Device> cpuDevice, uint32_t index);
 
   cpu::CpuDevice &cpu() const { return static_cast<cpu::CpuDevice &>(*cpuDevice_); }
   const core::Ref<core::Device> &coreDevice() const { return cpuDevice_; }
+  uint32_t index() const { return index_; }
   const std::string &name() const { return name_; }
   uint32_t threads() const { return threads_; }
   uint32_t clockMHz() const { return clockMHz_; }
@@ -46,6 +50,7 @@ class DeviceObject {
 
  private:
   core::Ref<core::Device> cpuDevice_;
+  uint32_t index_;
   std::string name_;
   uint32_t threads_;
   uint32_t clockMHz_;
@@ -53,15 +58,27 @@ class DeviceObject {
   ze_device_uuid_t uuid_{};
 };
 
+// The most devices XPURT_ZE_CPU_DEVICES may ask for.
+inline constexpr uint32_t kMaxDevices = 64;
+
 class Driver {
  public:
+  // Throws an xpurt Error for a bad XPURT_ZE_CPU_DEVICES.
   Driver();
-  DeviceObject &device() { return *device_; }
+  uint32_t deviceCount() const { return static_cast<uint32_t>(devices_.size()); }
+  DeviceObject &device(uint32_t index) { return *devices_[index]; }
+  // Whether two devices reach each other's memory (zeDeviceCanAccessPeer): yes, unless
+  // XPURT_ZE_CPU_PEER_ACCESS=0 has them say no (for tests of programs that copy through the
+  // host where devices lack peer access; the memory is the host's either way).
+  bool peerAccess(const DeviceObject &a, const DeviceObject &b) const {
+    return &a == &b || peerAccess_;
+  }
   const ze_driver_uuid_t &uuid() const { return uuid_; }
 
  private:
-  std::unique_ptr<core::Backend> backend_;  // the CPU backend the device belongs to
-  std::unique_ptr<DeviceObject> device_;
+  std::unique_ptr<core::Backend> backend_;  // the CPU backend the devices belong to
+  std::vector<std::unique_ptr<DeviceObject>> devices_;
+  bool peerAccess_ = true;
   ze_driver_uuid_t uuid_{};
 };
 

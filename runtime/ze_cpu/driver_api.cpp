@@ -1,4 +1,4 @@
-// zeInit, the driver and the device: discovery and properties.
+// zeInit, the driver and its devices: discovery and properties.
 #include "api.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "cpu/cpu_kernel.hpp"
@@ -11,6 +11,7 @@
 #include <oneapi/tbb/info.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -91,17 +92,52 @@ Driver &driverOf(ze_driver_handle_t handle) {
 
 }  // namespace
 
-DeviceObject::DeviceObject(core::Ref<core::Device> cpuDevice) : cpuDevice_(std::move(cpuDevice)) {
+DeviceObject::DeviceObject(core::Ref<core::Device> cpuDevice, uint32_t index)
+    : cpuDevice_(std::move(cpuDevice)), index_(index) {
   XpurtDeviceInfo info = cpuDevice_->info();
   name_ = std::string("xpurt CPU (") + info.name + ")";
+  // Several devices are told apart by name, as GPUs of one model are by their UUIDs.
+  if (index_ > 0) name_ += " #" + std::to_string(index_);
   threads_ = info.computeUnits;
   clockMHz_ = cpuClockMHz();
   memoryBytes_ = info.globalMemorySize;
   fillUuid(uuid_.id, "xpurt ze_cpu device " + name_);
 }
 
+// XPURT_ZE_CPU_DEVICES: how many devices the driver offers (1 unless set).
+static uint32_t configuredDeviceCount() {
+  const char *text = std::getenv("XPURT_ZE_CPU_DEVICES");
+  if (!text || !*text) return 1;
+  char *end = nullptr;
+  unsigned long n = std::strtoul(text, &end, 10);
+  if (*end != '\0' || n < 1 || n > kMaxDevices || text[0] == '-')
+    core::fail(XPURT_ERROR_INVALID_CONFIG,
+               "XPURT_ZE_CPU_DEVICES='{}': give the number of devices the Level Zero driver for "
+               "the CPU offers, 1 to {}",
+               text, kMaxDevices);
+  return static_cast<uint32_t>(n);
+}
+
+// XPURT_ZE_CPU_PEER_ACCESS: 1 (the default) or 0.
+static bool configuredPeerAccess() {
+  const char *text = std::getenv("XPURT_ZE_CPU_PEER_ACCESS");
+  if (!text || !*text) return true;
+  if (std::strcmp(text, "0") != 0 && std::strcmp(text, "1") != 0)
+    core::fail(XPURT_ERROR_INVALID_CONFIG,
+               "XPURT_ZE_CPU_PEER_ACCESS='{}': give 1 (devices reach each other's memory) or 0 "
+               "(they say they do not)",
+               text);
+  return text[0] == '1';
+}
+
 Driver::Driver() : backend_(cpu::createCpuBackend()) {
-  device_ = std::make_unique<DeviceObject>(backend_->device(0, core::DeviceOptions{}));
+  uint32_t count = configuredDeviceCount();
+  peerAccess_ = configuredPeerAccess();
+  // One CPU device behind all: the devices share the cores, as sub-devices of a GPU share
+  // its memory bus.
+  core::Ref<core::Device> cpuDevice = backend_->device(0, core::DeviceOptions{});
+  for (uint32_t i = 0; i < count; ++i)
+    devices_.push_back(std::make_unique<DeviceObject>(cpuDevice, i));
   fillUuid(uuid_.id, "xpurt ze_cpu driver " + std::to_string(XPURT_VERSION_MAJOR) + "." +
                          std::to_string(XPURT_VERSION_MINOR));
 }
@@ -118,9 +154,11 @@ void createDriver() {
 
 DeviceObject &deviceOf(ze_device_handle_t handle) {
   requireHandle(handle);
-  if (fromHandle<DeviceObject>(handle) != &driver().device())
-    fail(ZE_RESULT_ERROR_INVALID_ARGUMENT);
-  return driver().device();
+  Driver &d = driver();
+  auto *device = fromHandle<DeviceObject>(handle);
+  for (uint32_t i = 0; i < d.deviceCount(); ++i)
+    if (&d.device(i) == device) return *device;
+  fail(ZE_RESULT_ERROR_INVALID_ARGUMENT);
 }
 
 namespace api {
@@ -138,7 +176,13 @@ ze_result_t zeInit(ze_init_flags_t flags) {
     // A driver without the kind of device asked for is not initialised, as GPU drivers do
     // for ZE_INIT_FLAG_VPU_ONLY: this one has a CPU only.
     if (flags != 0) return ZE_RESULT_ERROR_UNINITIALIZED;
-    createDriver();
+    try {
+      createDriver();
+    } catch (const core::Error &e) {
+      // The loader drops a driver whose zeInit fails without saying why: say it here.
+      std::fprintf(stderr, "xpurt ze_cpu: %s\n", e.what());
+      throw;
+    }
     detail::initialized.store(true, std::memory_order_release);
     return ZE_RESULT_SUCCESS;
   });
@@ -221,8 +265,8 @@ ze_result_t zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount,
                         ze_device_handle_t *phDevices) {
   return entry(ApiId::zeDeviceGet, [&] {
     Driver &d = driverOf(hDriver);
-    return listOf(1, pCount, phDevices, [&](uint32_t, ze_device_handle_t &out) {
-      out = toHandle<ze_device_handle_t>(&d.device());
+    return listOf(d.deviceCount(), pCount, phDevices, [&](uint32_t i, ze_device_handle_t &out) {
+      out = toHandle<ze_device_handle_t>(&d.device(i));
     });
   });
 }
@@ -394,12 +438,14 @@ ze_result_t zeDeviceGetExternalMemoryProperties(
 ze_result_t zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice,
                                      ze_device_p2p_properties_t *pP2PProperties) {
   return entry(ApiId::zeDeviceGetP2PProperties, [&] {
-    deviceOf(hDevice);
-    deviceOf(hPeerDevice);
+    DeviceObject &device = deviceOf(hDevice);
+    DeviceObject &peer = deviceOf(hPeerDevice);
     requirePointer(pP2PProperties);
-    // The only peer is the device itself, whose memory it reaches with atomics.
+    // Every device is the same CPU: where peers reach each other, they do with atomics.
     pP2PProperties->flags =
-        ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS | ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS;
+        driver().peerAccess(device, peer)
+            ? ZE_DEVICE_P2P_PROPERTY_FLAG_ACCESS | ZE_DEVICE_P2P_PROPERTY_FLAG_ATOMICS
+            : 0;
     return ZE_RESULT_SUCCESS;
   });
 }
@@ -407,10 +453,10 @@ ze_result_t zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handl
 ze_result_t zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice,
                                   ze_bool_t *value) {
   return entry(ApiId::zeDeviceCanAccessPeer, [&] {
-    deviceOf(hDevice);
-    deviceOf(hPeerDevice);
+    DeviceObject &device = deviceOf(hDevice);
+    DeviceObject &peer = deviceOf(hPeerDevice);
     requirePointer(value);
-    *value = 1;
+    *value = driver().peerAccess(device, peer);
     return ZE_RESULT_SUCCESS;
   });
 }

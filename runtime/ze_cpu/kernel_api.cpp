@@ -211,7 +211,7 @@ ze_result_t zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t global
       // Sizes that divide the global size, so that every group is whole: up to 256 work-items
       // (the JIT vectorises across x, 16 at a time), fewer where that leaves each thread of
       // the device fewer than four groups to run.
-      uint32_t threads = driver().device().threads();
+      uint32_t threads = driver().device(0).threads();  // every device is the whole CPU
       uint32_t budget = std::clamp<uint32_t>(globalSizeX / std::max(4 * threads, 1u), 16, 256);
       size[0] = largestDivisor(globalSizeX, budget);
       size[1] = largestDivisor(globalSizeY, std::max(1u, budget / size[0]));

@@ -35,7 +35,8 @@ class Allocations {
                  DeviceObject *device, bool relaxedLimit) {
     if (size == 0) fail(ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
     if (alignment & (alignment - 1)) fail(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT);
-    if (size > driver().device().maxAllocBytes() && !relaxedLimit)
+    // Every device is the host's memory.
+    if (size > driver().device(0).maxAllocBytes() && !relaxedLimit)
       fail(ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
     ze_result_t outOfMemory = type == ZE_MEMORY_TYPE_HOST ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
                                                           : ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;

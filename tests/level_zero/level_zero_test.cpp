@@ -236,6 +236,37 @@ TEST_F(LevelZeroTest, DeviceMemoryCannotBeADeviceViewsHostCopy) {
   queue.sync();
 }
 
+TEST_F(LevelZeroTest, ACopyFromTheCpuThatTheLevelZeroDeviceRefusesFailsAndNothingWaitsForever) {
+  // The CPU's queue has the Level Zero device copy into its memory (the CPU cannot reach
+  // Level Zero device memory); the driver refuses that copy once.
+  Device cpu(DeviceType::CPU, 0, XPURT_DEVICE_FLAG_SEPARATE_MEMORY);
+  for (bool outOfOrder : {false, true}) {
+    SCOPED_TRACE(outOfOrder ? "out of order" : "in order");
+    TaskQueue queue(cpu, QueueOptions{Engine::Any, outOfOrder});
+    Array<int32_t> mine(cpu, 64), theirs(*device, 64);
+    queue.fill(mine, int32_t{6});
+    ASSERT_EQ(zeCpu.setFaults("zeCommandListAppendMemoryCopy=ZE_RESULT_ERROR_DEVICE_LOST@1"), 0);
+    try {
+      queue.copyMemoryView(theirs, mine);
+      ADD_FAILURE() << "the refused copy was accepted";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), XPURT_ERROR_DEVICE_LOST);
+      EXPECT_NE(std::string(e.what()).find("zeCommandListAppendMemoryCopy"), std::string::npos)
+          << e.what();
+    }
+    zeCpu.setFaults("");
+    // What comes after the refused copy (writing its source, then the same copy) runs.
+    queue.fill(mine, int32_t{8});
+    Future copied = queue.copyMemoryView(theirs, mine);
+    queue.sync();
+    EXPECT_TRUE(copied.valid());
+    TaskQueue zeQueue(*device);
+    zeQueue.copyToHost(theirs);
+    zeQueue.sync();
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(theirs.hostPtr()[i], 8) << i;
+  }
+}
+
 TEST_F(LevelZeroTest, ANativeBinaryForAnIntelGpuIsRefusedWithTheBuildLog) {
   std::ifstream in(XPURT_TEST_ZEBIN, std::ios::binary);
   if (!in) GTEST_SKIP() << "no zebin was built (ocloc is not installed)";

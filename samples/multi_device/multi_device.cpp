@@ -1,0 +1,204 @@
+// multi_device: an iterated 2-D Jacobi stencil split over several devices by rows. Each device
+// holds a slab of rows and a halo row on each side; after every step each device copies its
+// edge rows into its neighbours' halos (xpurtCopyMemoryView between devices: peer copies where
+// the devices have them), and the neighbours' next step waits for those copies. The result is
+// checked against the same steps on the first device alone; prints both times and the
+// speed-up.
+//
+//   multi_device_sample [width] [height] [steps] [devices]
+//
+// devices: TYPE:INDEX[,TYPE:INDEX...] with TYPE gpu or cpu (xpurt's device lists, as
+// xpurt-info prints them); by default every GPU, or every CPU device if there is no GPU
+// (the CPU, and Level Zero's CPU devices where xpurt's driver for the CPU is loaded).
+#include <xpurt/xpurt.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Grid {
+  int width, height;
+  std::vector<float> cells;
+  float &at(int x, int y) { return cells[static_cast<size_t>(y) * width + x]; }
+};
+
+Grid initialGrid(int width, int height) {
+  Grid g{width, height, std::vector<float>(static_cast<size_t>(width) * height)};
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      g.at(x, y) = y == 0 ? 100.0f : static_cast<float>((x * 7 + y * 13) % 17) * 0.1f;
+  return g;
+}
+
+// One device's rows [firstRow, firstRow + rows) of the grid, with a halo row on each side, in
+// two arrays that take turns as the step's input and output.
+struct Slab {
+  xpurt::Device device;
+  xpurt::TaskQueue queue;
+  xpurt::Module module;
+  xpurt::Kernel kernel;
+  int firstRow, rows;
+  xpurt::Array<float> buffers[2];
+
+  Slab(const xpurt::Device &d, int width, int first, int count)
+      : device(d),
+        queue(d),
+        module(d, "stencil"),
+        kernel(module, "jacobi"),
+        firstRow(first),
+        rows(count),
+        buffers{xpurt::Array<float>(d, static_cast<size_t>(count + 2) * width),
+                xpurt::Array<float>(d, static_cast<size_t>(count + 2) * width)} {}
+};
+
+struct Run {
+  Grid result;
+  double seconds;
+};
+
+// `steps` Jacobi steps of `initial` split over `devices`; the time is of the steps alone.
+Run runSplit(const std::vector<xpurt::Device> &devices, const Grid &initial, int steps) {
+  int width = initial.width, height = initial.height;
+  int parts = static_cast<int>(devices.size());
+  std::vector<Slab> slabs;
+  slabs.reserve(devices.size());
+  for (int k = 0, first = 0; k < parts; ++k) {
+    int rows = height / parts + (k < height % parts ? 1 : 0);
+    slabs.emplace_back(devices[k], width, first, rows);
+    first += rows;
+  }
+  size_t rowBytes = static_cast<size_t>(width) * sizeof(float);
+  // Both arrays start as the grid's rows, halos included.
+  for (Slab &s : slabs) {
+    for (xpurt::Array<float> &b : s.buffers) {
+      for (int r = 0; r < s.rows + 2; ++r) {
+        int row = s.firstRow + r - 1;
+        float *out = b.hostPtr() + static_cast<size_t>(r) * width;
+        if (row < 0 || row >= height)
+          std::fill(out, out + width, 0.0f);
+        else
+          std::copy_n(initial.cells.data() + static_cast<size_t>(row) * width, width, out);
+      }
+      s.queue.copyToDevice(b);
+    }
+    s.queue.sync();
+  }
+  // The copies into each slab's halos of the step before: its next step waits for them.
+  std::vector<std::vector<xpurt::Future>> into(slabs.size());
+  auto step = [&](int n) {
+    int in = n % 2, out = 1 - in;
+    for (size_t k = 0; k < slabs.size(); ++k) {
+      Slab &s = slabs[k];
+      for (const xpurt::Future &f : into[k]) s.queue.wait(f);
+      into[k].clear();
+      s.queue.launch(s.kernel, xpurt::Range(width, s.rows),
+                     {xpurt::Arg::read(s.buffers[in]), xpurt::Arg::write(s.buffers[out]), width,
+                      s.firstRow, height});
+    }
+    for (size_t k = 0; k < slabs.size(); ++k) {
+      Slab &s = slabs[k];
+      if (k > 0) {  // the first row of its own into the slab above's bottom halo
+        Slab &above = slabs[k - 1];
+        into[k - 1].push_back(s.queue.copyMemoryView(
+            above.buffers[out], s.buffers[out], (above.rows + 1) * rowBytes, rowBytes, rowBytes));
+      }
+      if (k + 1 < slabs.size()) {  // its last row into the slab below's top halo
+        Slab &below = slabs[k + 1];
+        into[k + 1].push_back(s.queue.copyMemoryView(below.buffers[out], s.buffers[out], 0,
+                                                     s.rows * rowBytes, rowBytes));
+      }
+    }
+  };
+  step(0);  // compiles and warms up: not timed
+  for (Slab &s : slabs) s.queue.sync();
+  auto start = Clock::now();
+  for (int n = 1; n <= steps; ++n) step(n);
+  for (Slab &s : slabs) s.queue.sync();
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  Grid result{width, height, std::vector<float>(initial.cells.size())};
+  int last = (steps + 1) % 2;  // the output of the last step
+  for (Slab &s : slabs) {
+    s.queue.copyToHost(s.buffers[last]);
+    s.queue.sync();
+    std::copy_n(s.buffers[last].hostPtr() + width, static_cast<size_t>(s.rows) * width,
+                result.cells.data() + static_cast<size_t>(s.firstRow) * width);
+  }
+  return {std::move(result), seconds};
+}
+
+std::vector<xpurt::Device> parseDevices(const char *text) {
+  std::vector<xpurt::Device> devices;
+  std::string list = text;
+  for (size_t at = 0; at <= list.size();) {
+    size_t comma = std::min(list.find(',', at), list.size());
+    std::string item = list.substr(at, comma - at);
+    size_t colon = item.find(':');
+    std::string type = item.substr(0, colon);
+    if (colon == std::string::npos || (type != "gpu" && type != "cpu"))
+      throw std::runtime_error("device '" + item + "': give TYPE:INDEX with TYPE gpu or cpu");
+    auto t = type == "gpu" ? xpurt::DeviceType::GPU : xpurt::DeviceType::CPU;
+    devices.emplace_back(t, static_cast<uint32_t>(std::stoul(item.substr(colon + 1))));
+    at = comma + 1;
+  }
+  return devices;
+}
+
+std::vector<xpurt::Device> defaultDevices() {
+  std::vector<xpurt::Device> devices;
+  auto type = xpurt::Device::count(xpurt::DeviceType::GPU) > 0 ? xpurt::DeviceType::GPU
+                                                               : xpurt::DeviceType::CPU;
+  for (uint32_t i = 0, n = xpurt::Device::count(type); i < n; ++i) devices.emplace_back(type, i);
+  return devices;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) try {
+  int width = argc > 1 ? std::atoi(argv[1]) : 2048;
+  int height = argc > 2 ? std::atoi(argv[2]) : 2048;
+  int steps = argc > 3 ? std::atoi(argv[3]) : 50;
+  std::vector<xpurt::Device> devices = argc > 4 ? parseDevices(argv[4]) : defaultDevices();
+  if (width < 3 || height < 3 || steps < 1 || devices.empty() ||
+      static_cast<size_t>(height) < devices.size()) {
+    std::fprintf(stderr,
+                 "usage: %s [width >= 3] [height >= 3, at least a row per device] [steps >= 1] "
+                 "[gpu:0,gpu:1,...]\n",
+                 argv[0]);
+    return 2;
+  }
+  std::printf("%d x %d grid, %d steps, split by rows over:\n", width, height, steps);
+  for (const xpurt::Device &d : devices) {
+    xpurt::DeviceInfo info = d.info();
+    std::printf("  %s (%s)\n", info.name, info.backend);
+  }
+  Grid initial = initialGrid(width, height);
+  Run one = runSplit({devices[0]}, initial, steps);
+  Run all = runSplit(devices, initial, steps);
+  float worst = 0.0f;
+  for (size_t i = 0; i < one.result.cells.size(); ++i)
+    worst = std::max(worst, std::fabs(one.result.cells[i] - all.result.cells[i]));
+  std::printf("1 device:  %9.3f ms, %7.1f us per step\n", one.seconds * 1e3,
+              one.seconds * 1e6 / steps);
+  std::printf("%zu devices: %9.3f ms, %7.1f us per step, speed-up %.2fx\n", devices.size(),
+              all.seconds * 1e3, all.seconds * 1e6 / steps, one.seconds / all.seconds);
+  if (worst > 1e-4f) {
+    std::fprintf(stderr, "wrong result: the split grid differs from one device's by %g\n",
+                 static_cast<double>(worst));
+    return 1;
+  }
+  std::printf("results checked: the split grid matches one device's (largest difference %g)\n",
+              static_cast<double>(worst));
+  return 0;
+} catch (const std::exception &e) {
+  std::fprintf(stderr, "multi_device: %s\n", e.what());
+  return 1;
+}

@@ -1,0 +1,16 @@
+// One Jacobi step of a 2-D grid held as a slab of rows: rows 1 to rows inside the slab are the
+// slab's own, rows 0 and rows + 1 its neighbours' (halo rows, copied in between steps). A cell
+// becomes the mean of its four neighbours; the grid's outermost rows and columns stay fixed.
+// firstRow: the grid row of the slab's row 1; gridRows: the grid's rows.
+kernel void jacobi(global const float *in, global float *out, int width, int firstRow,
+                   int gridRows) {
+  int x = get_global_id(0);
+  int y = get_global_id(1) + 1;  // a row of the slab's own
+  int row = firstRow + y - 1;    // the same row in the grid
+  size_t i = (size_t)y * width + x;
+  if (x == 0 || x == width - 1 || row == 0 || row == gridRows - 1) {
+    out[i] = in[i];
+    return;
+  }
+  out[i] = (in[i - 1] + in[i + 1] + in[i - width] + in[i + width]) * 0.25f;
+}
