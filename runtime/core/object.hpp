@@ -43,6 +43,11 @@ class Object {
   void release() const noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
+  // Whether references beyond `owned` exist (a handle, a command waiting for it), as a hint:
+  // one may go or come the next moment.
+  bool referencedBeyond(uint32_t owned) const noexcept {
+    return refs_.load(std::memory_order_relaxed) > owned;
+  }
 
  private:
   friend class HandleRegistry;

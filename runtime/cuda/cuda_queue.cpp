@@ -156,7 +156,13 @@ void CudaQueue::submit(core::Command &&cmd) {
   // work would not be reached before that work runs, which waits for the commands before it.
   bool hold =
       inOrder && !timed && !staged && cmd.type != Type::Graph && cmd.type != Type::HostCallback;
-  if (!hold) signalHeld();
+  // A held command whose future is still held elsewhere when the next command comes (a
+  // handle, another queue's wait) gets its own event first: a wait on it would otherwise wait
+  // for what comes after it too, and devices that wait on each other's copies would take
+  // turns instead of running side by side.
+  if (!hold || (!unsignalled_.empty() && unsignalled_.back().done &&
+                unsignalled_.back().done->referencedBeyond(1)))
+    signalHeld();
   // Built where it is held: a command is large.
   PendingCommand &p = unsignalled_.emplace_back();
   p.submitNs = timed ? core::steadyNowNs() : 0;
@@ -209,7 +215,7 @@ void CudaQueue::submit(core::Command &&cmd) {
   }
   if (cmd.done) {
     cmd.done->setDriver(completions_);
-    p.done = cmd.done;
+    p.done = std::move(cmd.done);  // the queue's one reference (see referencedBeyond above)
   }
   p.command = std::move(cmd);
   if (!hold) {

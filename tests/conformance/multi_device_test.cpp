@@ -100,32 +100,54 @@ TEST_P(MultiDeviceTest, CopiesToAndFromEveryOtherDeviceOnAQueueOfEither) {
 }
 
 TEST_P(MultiDeviceTest, ACopyToAnotherDeviceFollowsEarlierCommandsAndPrecedesLaterOnes) {
+  // Everything is made before the first gate shuts and released after the last opens: a CUDA
+  // device frees memory and streams on a thread of its own, each free waiting for the device
+  // to be idle while it holds the driver's locks, and a kernel held by the gate keeps it busy.
+  // For the same reason the gate shuts only once the device has been idle for a moment,
+  // leaving the frees of earlier tests done.
+  struct Partner {
+    Device device;
+    TaskQueue queue;
+    Array<int32_t> view;
+  };
+  std::vector<Partner> others;
   for (const DeviceParam &p : partners()) {
-    SCOPED_TRACE(GetParam().name + " with " + p.name);
-    Device other = open(p);
-    for (bool outOfOrder : {false, true}) {
-      SCOPED_TRACE(outOfOrder ? "out of order" : "in order");
-      TaskQueue q(device, QueueOptions{Engine::Any, outOfOrder});
-      Array<int32_t> x(device, kN), y(device, kN);
-      Array<int32_t> theirs = filledView(other, 0);
-      q.fill(y, int32_t{3});
-      q.sync();
-      Array<int32_t, AllocType::Shared> gate(device, 1);
+    Device d = open(p);
+    TaskQueue q(d);
+    Array<int32_t> view(d, kN);
+    others.push_back({std::move(d), std::move(q), std::move(view)});
+  }
+  TaskQueue inOrder(device), outOfOrder(device, QueueOptions{Engine::Any, true});
+  Array<int32_t> x(device, kN), y(device, kN);
+  Array<int32_t, AllocType::Shared> gate(device, 1);
+  std::this_thread::sleep_for(100ms);
+  for (Partner &other : others) {
+    SCOPED_TRACE(GetParam().name + " with " + other.device.info().name);
+    for (TaskQueue *q : {&inOrder, &outOfOrder}) {
+      SCOPED_TRACE(q == &outOfOrder ? "out of order" : "in order");
+      q->fill(y, int32_t{3});
+      q->fill(x, int32_t{0});
+      q->sync();
+      other.queue.fill(other.view, int32_t{0});
+      other.queue.sync();
       gate.hostPtr()[0] = 0;
-      // One work-group: the gate holds one thread of the device.
-      q.launch(gatedFill, Range(kN).local(256), {Arg::read(gate), Arg::write(x), int32_t{42}});
-      q.launch(addInt, Range(kN), {Arg::read(x), Arg::write(y), int32_t{1}});
-      Future copied = q.copyMemoryView(theirs, y);
+      // One work-group per 256 work-items: the gate holds that many threads of the device.
+      q->launch(gatedFill, Range(kN).local(256), {Arg::read(gate), Arg::write(x), int32_t{42}});
+      q->launch(addInt, Range(kN), {Arg::read(x), Arg::write(y), int32_t{1}});
+      Future copied = q->copyMemoryView(other.view, y);
       // A later write of the source must not reach the copy.
-      q.fill(y, int32_t{-1});
+      q->fill(y, int32_t{-1});
       std::this_thread::sleep_for(kHeldFor);
       EXPECT_FALSE(copied.valid()) << "the copy completed before the commands it follows";
       __atomic_store_n(gate.hostPtr(), 1, __ATOMIC_RELEASE);
-      q.sync();
+      q->sync();
       EXPECT_TRUE(copied.valid());
-      std::vector<int32_t> got = read(other, theirs);
-      for (size_t i = 0; i < kN; ++i) ASSERT_EQ(got[i], 43) << "element " << i;
-      for (int32_t v : read(device, y)) ASSERT_EQ(v, -1);
+      other.queue.copyToHost(other.view);
+      other.queue.sync();
+      for (size_t i = 0; i < kN; ++i) ASSERT_EQ(other.view.hostPtr()[i], 43) << "element " << i;
+      q->copyToHost(y);
+      q->sync();
+      for (size_t i = 0; i < kN; ++i) ASSERT_EQ(y.hostPtr()[i], -1) << "element " << i;
     }
   }
 }
