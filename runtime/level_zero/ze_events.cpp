@@ -19,7 +19,14 @@ class ZeEventPoolState final : public SlotOwner {
   static constexpr uint32_t kEventsPerPool = 256;
 
   ZeEventPoolState(std::shared_ptr<ZeContext> context, ze_device_handle_t device, bool timestamps)
-      : context_(std::move(context)), device_(device), timestamps_(timestamps) {}
+      : context_(std::move(context)), device_(device), timestamps_(timestamps) {
+    // Where the driver has several devices (all of the one context), its events are visible
+    // to every one of them, so that a queue of one waits on another's commands on the device
+    // (ZeQueue::deviceEventOf).
+    uint32_t devices = 0;
+    allDevices_ =
+        zeDeviceGet(context_->driver(), &devices, nullptr) == ZE_RESULT_SUCCESS && devices > 1;
+  }
 
   ~ZeEventPoolState() {
     DestroyingHandles destroying;
@@ -86,8 +93,10 @@ class ZeEventPoolState final : public SlotOwner {
     desc.count = kEventsPerPool;
     ze_event_pool_handle_t pool = nullptr;
     ze_device_handle_t device = device_;
-    check(createHandle(
-              [&] { return zeEventPoolCreate(context_->handle(), &desc, 1, &device, &pool); }),
+    check(createHandle([&] {
+            return zeEventPoolCreate(context_->handle(), &desc, allDevices_ ? 0 : 1,
+                                     allDevices_ ? nullptr : &device, &pool);
+          }),
           "zeEventPoolCreate");
     pools_.push_back(pool);
     nextIndex_ = 0;
@@ -97,7 +106,8 @@ class ZeEventPoolState final : public SlotOwner {
   std::shared_ptr<ZeContext> context_;
   ze_device_handle_t device_;
   bool timestamps_;
-  std::mutex mutex_;  // taken by the threads that take events (one queue's, in turn)
+  bool allDevices_ = false;  // its pools are visible to every device of the context
+  std::mutex mutex_;         // taken by the threads that take events (one queue's, in turn)
   std::atomic<EventSlot *> returned_{nullptr};
   std::vector<ze_event_pool_handle_t> pools_;
   uint32_t nextIndex_ = 0;       // in the last pool

@@ -292,9 +292,10 @@ SlotRef ZeQueue::deviceEventOf(const core::Event &e) const {
   if (e.driver() == completions_.get())
     for (auto it = recorded_.rbegin(); it != recorded_.rend(); ++it)
       if (it->done.get() == &e) return it->work.slot;
-  // A pending command of a queue of this device (its events are this device's).
+  // A pending command of a queue of a device of this context: its events are visible here
+  // (ZeEventPool: a driver's several devices share theirs).
   auto *owner = dynamic_cast<Completions *>(e.sharedDriver().get());
-  if (!owner || &owner->device() != zeDevice_.get()) return nullptr;
+  if (!owner || !zeDevice_->sharesMemoryWith(owner->device())) return nullptr;
   SlotRef slot;
   owner->withPending(&e, [&](const PendingCommand &c) { slot = c.work.slot; });
   return slot;

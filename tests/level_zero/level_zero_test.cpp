@@ -236,6 +236,57 @@ TEST_F(LevelZeroTest, DeviceMemoryCannotBeADeviceViewsHostCopy) {
   queue.sync();
 }
 
+TEST_F(LevelZeroTest, AQueueOfAnotherDeviceOfTheDriverWaitsForACopyOnTheDevice) {
+  // The driver's next device: ctest's level_zero.three_devices has it offer three.
+  std::optional<uint32_t> second;
+  for (uint32_t i = *zeCpuIndex() + 1, n = Device::count(DeviceType::CPU); i < n && !second; ++i)
+    if (std::string(Device::info(DeviceType::CPU, i).backend) == "level_zero") second = i;
+  if (!second)
+    GTEST_SKIP() << "one Level Zero device; XPURT_ZE_CPU_DEVICES=3 (ctest's "
+                    "level_zero.three_devices) offers more";
+  Device other(DeviceType::CPU, *second);
+  Module tasks(*device, "xpurt_test_tasks");
+  Module otherSpirv(other, "xpurt_test_spirv");
+  Kernel addInt(otherSpirv, "add_int");
+  constexpr size_t kN = 1024;
+  Array<int32_t> mine(*device, kN), theirs(other, kN), out(other, kN);
+  for (size_t i = 0; i < kN; ++i) mine.hostPtr()[i] = static_cast<int32_t>(i);
+  TaskQueue a(*device), b(other);
+  a.copyToDevice(mine);
+  a.sync();
+  // The copy waits behind a gate held shut until everything is enqueued, so the other
+  // device's launch cannot find it complete already: it must wait on its event.
+  Array<int32_t, AllocType::Shared> flags(*device, 2);
+  flags.hostPtr()[0] = flags.hostPtr()[1] = 0;
+  Array<GateParams, AllocType::Shared> gateParams(*device);
+  *gateParams.hostPtr() = {flags.devicePtr(), flags.devicePtr() + 1};
+  zeCpu.recordClear();
+  zeCpu.recordStart();
+  a.launch(Kernel(tasks, "gate"), gateParams, 1);
+  Future copied = a.copyMemoryView(theirs, mine);
+  b.wait(copied);
+  b.launch(addInt, Range(kN), {Arg::read(theirs), Arg::write(out), 5});
+  std::atomic_ref<int32_t>(flags.hostPtr()[1]).store(1);
+  a.sync();
+  b.sync();
+  zeCpu.recordStop();
+  b.copyToHost(out);
+  b.sync();
+  for (size_t i = 0; i < kN; ++i) ASSERT_EQ(out.hostPtr()[i], static_cast<int32_t>(i) + 5);
+
+  std::vector<XpurtZeCpuRecord> records = zeCpu.records();
+  const XpurtZeCpuRecord *copy = nullptr, *launch = nullptr;
+  for (const XpurtZeCpuRecord &r : records) {
+    if (r.kind == XPURT_ZE_CPU_COMMAND_COPY && !copy) copy = &r;
+    if (r.kind == XPURT_ZE_CPU_COMMAND_LAUNCH && copy) launch = &r;
+  }
+  ASSERT_TRUE(copy && launch) << records.size() << " records";
+  ASSERT_NE(copy->signalEvent, nullptr);
+  EXPECT_TRUE(dependsOn(records, *launch, copy->signalEvent))
+      << "the other device's launch waits on the copy's event on the device, not on the host";
+  EXPECT_LT(copy->sequence, launch->sequence);
+}
+
 TEST_F(LevelZeroTest, ACopyFromTheCpuThatTheLevelZeroDeviceRefusesFailsAndNothingWaitsForever) {
   // The CPU's queue has the Level Zero device copy into its memory (the CPU cannot reach
   // Level Zero device memory); the driver refuses that copy once.
