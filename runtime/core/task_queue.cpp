@@ -117,6 +117,7 @@ void TaskQueue::traceOnCompletion(const Command &cmd, const Ref<Event> &done) {
     case Command::Type::Copy:
       name = cmd.copyKind == Command::CopyKind::ToDevice ? "copy to device"
              : cmd.copyKind == Command::CopyKind::ToHost ? "copy to host"
+             : cmd.copyKind == Command::CopyKind::Peer   ? "copy between devices"
                                                          : "copy between views";
       s.category = "copy";
       s.bytes = cmd.dst.size;
@@ -237,7 +238,12 @@ Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffse
   std::vector<MemoryUse> uses;
   MemoryRef{Ref<MemoryView>(&dst), dstOffset, size, XPURT_ACCESS_WRITE, false}.appendUses(uses);
   MemoryRef{Ref<MemoryView>(&src), srcOffset, size, XPURT_ACCESS_READ, false}.appendUses(uses);
-  return submitSteps(std::move(steps), uses);
+  // What the trace shows of it: one copy between devices on this queue's copy track.
+  Command traced;
+  traced.type = Command::Type::Copy;
+  traced.copyKind = Command::CopyKind::Peer;
+  traced.dst.size = size;
+  return submitSteps(std::move(steps), uses, traced);
 }
 
 TaskQueue &TaskQueue::helperFor(Device &device) {
@@ -266,8 +272,10 @@ XpurtResult checkSteps(void *data) {
 
 }  // namespace
 
-Ref<Event> TaskQueue::submitSteps(std::vector<CopyStep> steps, std::span<const MemoryUse> uses) {
+Ref<Event> TaskQueue::submitSteps(std::vector<CopyStep> steps, std::span<const MemoryUse> uses,
+                                  const Command &traced) {
   Ref<Event> done = newEvent();
+  if (computeTrack_) traceOnCompletion(traced, done);
   auto check = std::make_shared<StepsCheck>();
   std::unique_lock lock(submitMutex_, std::defer_lock);
   if (options_.outOfOrder) lock.lock();
@@ -293,7 +301,7 @@ Ref<Event> TaskQueue::submitSteps(std::vector<CopyStep> steps, std::span<const M
     last.waits = {check->steps.back()};
     last.done = done;
     submit(std::move(last));
-  } catch (const Error &e) {
+  } catch (const std::exception &e) {
     // The copy fails as the call does. No step before the one refused writes the destination
     // (an earlier step only fills the staging memory): what waits for the copy may go on.
     done->fail(e.what());

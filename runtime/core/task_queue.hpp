@@ -126,7 +126,9 @@ class TaskQueue : public Object {
     TaskQueue *queue;  // this queue, or a helper on another device (helperFor)
     Command cmd;
   };
-  Ref<Event> submitSteps(std::vector<CopyStep> steps, std::span<const MemoryUse> uses);
+  // traced: the copy as the trace shows it (XPURT_TRACE).
+  Ref<Event> submitSteps(std::vector<CopyStep> steps, std::span<const MemoryUse> uses,
+                         const Command &traced);
   // The in-order queue on `device` that runs this queue's steps there, made on first use.
   TaskQueue &helperFor(Device &device);
   void traceOnCompletion(const Command &cmd, const Ref<Event> &done);
