@@ -38,7 +38,6 @@ class DeviceObject {
 
   cpu::CpuDevice &cpu() const { return static_cast<cpu::CpuDevice &>(*cpuDevice_); }
   const core::Ref<core::Device> &coreDevice() const { return cpuDevice_; }
-  uint32_t index() const { return index_; }
   const std::string &name() const { return name_; }
   uint32_t threads() const { return threads_; }
   uint32_t clockMHz() const { return clockMHz_; }
@@ -50,7 +49,6 @@ class DeviceObject {
 
  private:
   core::Ref<core::Device> cpuDevice_;
-  uint32_t index_;
   std::string name_;
   uint32_t threads_;
   uint32_t clockMHz_;

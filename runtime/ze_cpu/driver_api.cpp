@@ -93,11 +93,11 @@ Driver &driverOf(ze_driver_handle_t handle) {
 }  // namespace
 
 DeviceObject::DeviceObject(core::Ref<core::Device> cpuDevice, uint32_t index)
-    : cpuDevice_(std::move(cpuDevice)), index_(index) {
+    : cpuDevice_(std::move(cpuDevice)) {
   XpurtDeviceInfo info = cpuDevice_->info();
   name_ = std::string("xpurt CPU (") + info.name + ")";
   // Several devices are told apart by name, as GPUs of one model are by their UUIDs.
-  if (index_ > 0) name_ += " #" + std::to_string(index_);
+  if (index > 0) name_ += " #" + std::to_string(index);
   threads_ = info.computeUnits;
   clockMHz_ = cpuClockMHz();
   memoryBytes_ = info.globalMemorySize;
