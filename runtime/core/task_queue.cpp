@@ -206,44 +206,34 @@ Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffse
          "device",
          device_->label(), dst.device().label(), src.device().label());
   // The other side is memory this device cannot copy with: that device copies, or, where it
-  // cannot reach this side either, each copies half through page-locked host memory.
-  MemoryView &remote = ownDst ? src : dst;
-  Device &other = remote.device();
+  // cannot reach this side either, each copies half through page-locked host memory (the
+  // source's device into it, then the destination's out of it).
+  Device &other = (ownDst ? src : dst).device();
   std::vector<CopyStep> steps;
   if (std::optional<Command> cmd = directCopy(other, dst, src, dstOffset, srcOffset, size)) {
     steps.push_back({&helperFor(other), std::move(*cmd)});
   } else {
     Ref<MemoryView> staging = MemoryView::create(device_, nullptr, size, XPURT_ALLOC_TYPE_HOST);
-    MemoryView &own = ownDst ? dst : src;
-    size_t ownOffset = ownDst ? dstOffset : srcOffset;
-    size_t remoteOffset = ownDst ? srcOffset : dstOffset;
-    std::optional<Command> here = ownDst ? directCopy(*device_, own, *staging, ownOffset, 0, size)
-                                         : directCopy(*device_, *staging, own, 0, ownOffset, size);
-    std::optional<Command> there = ownDst
-                                       ? directCopy(other, *staging, remote, 0, remoteOffset, size)
-                                       : directCopy(other, remote, *staging, remoteOffset, 0, size);
-    if (!here || !there)
+    Device &srcDevice = ownDst ? other : *device_;
+    Device &dstDevice = ownDst ? *device_ : other;
+    std::optional<Command> out = directCopy(srcDevice, *staging, src, 0, srcOffset, size);
+    std::optional<Command> in = directCopy(dstDevice, dst, *staging, dstOffset, 0, size);
+    if (!out || !in)
       fail(XPURT_ERROR_UNSUPPORTED,
            "copyMemoryView: {} and {} cannot copy through host memory; copy through a HOST view "
            "yourself",
            device_->label(), other.label());
-    if (ownDst) {
-      steps.push_back({&helperFor(other), std::move(*there)});
-      steps.push_back({this, std::move(*here)});
-    } else {
-      steps.push_back({this, std::move(*here)});
-      steps.push_back({&helperFor(other), std::move(*there)});
-    }
+    steps.push_back({ownDst ? &helperFor(other) : this, std::move(*out)});
+    steps.push_back({ownDst ? this : &helperFor(other), std::move(*in)});
   }
-  std::vector<MemoryUse> uses;
-  MemoryRef{Ref<MemoryView>(&dst), dstOffset, size, XPURT_ACCESS_WRITE, false}.appendUses(uses);
-  MemoryRef{Ref<MemoryView>(&src), srcOffset, size, XPURT_ACCESS_READ, false}.appendUses(uses);
-  // What the trace shows of it: one copy between devices on this queue's copy track.
-  Command traced;
-  traced.type = Command::Type::Copy;
-  traced.copyKind = Command::CopyKind::Peer;
-  traced.dst.size = size;
-  return submitSteps(std::move(steps), uses, traced);
+  // The copy as a whole: what it touches (its hazards, out of order) and, in the trace, one
+  // copy between devices on this queue's copy track.
+  Command whole;
+  whole.type = Command::Type::Copy;
+  whole.copyKind = Command::CopyKind::Peer;
+  whole.dst = {Ref<MemoryView>(&dst), dstOffset, size, XPURT_ACCESS_WRITE, false};
+  whole.src = {Ref<MemoryView>(&src), srcOffset, size, XPURT_ACCESS_READ, false};
+  return submitSteps(std::move(steps), whole);
 }
 
 TaskQueue &TaskQueue::helperFor(Device &device) {
@@ -272,10 +262,9 @@ XpurtResult checkSteps(void *data) {
 
 }  // namespace
 
-Ref<Event> TaskQueue::submitSteps(std::vector<CopyStep> steps, std::span<const MemoryUse> uses,
-                                  const Command &traced) {
+Ref<Event> TaskQueue::submitSteps(std::vector<CopyStep> steps, const Command &whole) {
   Ref<Event> done = newEvent();
-  if (computeTrack_) traceOnCompletion(traced, done);
+  if (computeTrack_) traceOnCompletion(whole, done);
   auto check = std::make_shared<StepsCheck>();
   std::unique_lock lock(submitMutex_, std::defer_lock);
   if (options_.outOfOrder) lock.lock();
@@ -283,7 +272,7 @@ Ref<Event> TaskQueue::submitSteps(std::vector<CopyStep> steps, std::span<const M
   // before it (in order: a marker whose event the other devices can wait for).
   std::vector<Ref<Event>> before;
   if (options_.outOfOrder) {
-    hazards_.addDeclared(uses, done, before);
+    hazards_.addDeclared(whole.memoryUses(), done, before);
   } else {
     Command marker = builder_.barrier();
     marker.done = makeRef<Event>();

@@ -126,9 +126,8 @@ class TaskQueue : public Object {
     TaskQueue *queue;  // this queue, or a helper on another device (helperFor)
     Command cmd;
   };
-  // traced: the copy as the trace shows it (XPURT_TRACE).
-  Ref<Event> submitSteps(std::vector<CopyStep> steps, std::span<const MemoryUse> uses,
-                         const Command &traced);
+  // whole: the copy the steps make, for its hazards and the trace (never submitted).
+  Ref<Event> submitSteps(std::vector<CopyStep> steps, const Command &whole);
   // The in-order queue on `device` that runs this queue's steps there, made on first use.
   TaskQueue &helperFor(Device &device);
   void traceOnCompletion(const Command &cmd, const Ref<Event> &done);
