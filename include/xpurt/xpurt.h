@@ -71,7 +71,10 @@ typedef enum XpurtDeviceType {
 typedef enum XpurtAllocationType {
   XPURT_ALLOC_TYPE_DEVICE = 0, /* a host copy plus device storage, moved by explicit copies */
   XPURT_ALLOC_TYPE_SHARED = 1, /* one allocation valid on host and device (USM shared) */
-  XPURT_ALLOC_TYPE_HOST = 2    /* host memory the device reads and writes directly */
+  XPURT_ALLOC_TYPE_HOST = 2,   /* host memory the device reads and writes directly */
+  /* memory of no one device, with a copy on every device that uses it, kept up to date by the
+   * runtime (xpurtNewCoherentMemoryView) */
+  XPURT_ALLOC_TYPE_COHERENT = 3
 } XpurtAllocationType;
 
 typedef struct XpurtObject_ *XpurtHandle; /* any handle, for xpurtRetain/xpurtRelease */
@@ -207,6 +210,29 @@ XPURT_API XpurtResult xpurtNewMemoryView(XpurtDevice device, void *appMemory, si
 /* A SHARED or HOST view usable by every device of the context. */
 XPURT_API XpurtResult xpurtNewMemoryViewForContext(XpurtContext context, size_t size,
                                                    XpurtAllocationType type, XpurtMemoryView *view);
+/* A COHERENT view: memory of no one device, which commands of every device and backend use
+ * as their own. appMemory: its host memory, up to date at first (NULL: the runtime allocates it,
+ * zeroed); xpurtHostPtr gives it. Each device keeps a copy, made when a command of one of its
+ * queues first uses the view, and the runtime tracks which bytes are up to date where (in the
+ * host memory and in each copy), from what commands declare (StarPU's data handles):
+ * - a command reads, on its device's copy, the bytes it declares as READ or READ_WRITE; those
+ *   the copy lacks are copied in first, from a device that has them (a peer first) or the host
+ *   memory; bytes up to date there are not copied again;
+ * - the bytes a command declares as WRITE or READ_WRITE are afterwards up to date on its
+ *   device's copy alone. WRITE declares that the command overwrites every byte of the range:
+ *   nothing is copied in, and bytes it leaves unwritten are undefined;
+ * - xpurtCopyToHost makes the host memory up to date for the range (copying from wherever the
+ *   bytes are), xpurtCopyToDevice says the application changed those bytes of the host memory
+ *   (they are up to date there alone) and copies them to the queue's device;
+ * - commands of different queues, of any devices, that use the same bytes of one copy (or of
+ *   the host memory) run in the order they were enqueued when one of them writes, as commands
+ *   of an out-of-order queue do: a command needs no future to see what another device wrote.
+ * A launch declares its view arguments (xpurtLaunchKernel) or accesses (xpurtLaunchWithAccess;
+ * a params view is read whole). Memory of a COHERENT view cannot be in a graph, has no device
+ * pointer (xpurtDevicePtr: UNSUPPORTED), and is read by the host only after xpurtCopyToHost
+ * has completed. */
+XPURT_API XpurtResult xpurtNewCoherentMemoryView(void *appMemory, size_t size,
+                                                 XpurtMemoryView *view);
 XPURT_API XpurtResult xpurtHostPtr(XpurtMemoryView view, void **ptr);
 XPURT_API XpurtResult xpurtDevicePtr(XpurtMemoryView view, void **ptr);
 XPURT_API XpurtResult xpurtSize(XpurtMemoryView view, size_t *size);

@@ -122,7 +122,8 @@ enum class DeviceFeature {
 enum class AllocType {
   Device = XPURT_ALLOC_TYPE_DEVICE,
   Shared = XPURT_ALLOC_TYPE_SHARED,
-  Host = XPURT_ALLOC_TYPE_HOST
+  Host = XPURT_ALLOC_TYPE_HOST,
+  Coherent = XPURT_ALLOC_TYPE_COHERENT
 };
 
 using DeviceInfo = XpurtDeviceInfo;
@@ -216,6 +217,26 @@ class MemoryView : public detail::Handle<XpurtMemoryView> {
     detail::check(xpurtGetAllocationType(h_, &t));
     return static_cast<AllocType>(t);
   }
+};
+
+// count elements of T in a COHERENT view (xpurtNewCoherentMemoryView): memory of no one
+// device, kept up to date by the runtime on every device that uses it.
+template <class T>
+class CoherentArray : public MemoryView {
+ public:
+  CoherentArray() = default;  // empty
+  explicit CoherentArray(size_t count) : count_(count) { make(nullptr); }
+  CoherentArray(T *appMemory, size_t count) : count_(count) { make(appMemory); }
+  explicit CoherentArray(std::vector<T> &values) : CoherentArray(values.data(), values.size()) {}
+
+  T *hostPtr() const { return static_cast<T *>(MemoryView::hostPtr()); }
+  size_t size() const noexcept { return count_; }
+
+ private:
+  void make(T *appMemory) {
+    detail::check(xpurtNewCoherentMemoryView(appMemory, count_ * sizeof(T), &h_));
+  }
+  size_t count_ = 0;
 };
 
 // count elements of T. A DEVICE array wraps the application's memory (or allocates its own

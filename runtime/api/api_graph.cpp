@@ -45,7 +45,14 @@ core::CommandBuilder builderFor(core::Device &device) {
 }
 
 Ref<MemoryView> view(XpurtMemoryView handle, const char *what) {
-  return api::lookup<MemoryView>(handle, what);
+  Ref<MemoryView> v = api::lookup<MemoryView>(handle, what);
+  if (v->isCoherent())
+    core::fail(XPURT_ERROR_UNSUPPORTED,
+               "{}: a COHERENT memory view cannot be a graph node's memory: a graph's nodes use "
+               "memory of the device it is instantiated for; use views of that device in the "
+               "graph",
+               what);
+  return v;
 }
 
 // The declared accesses, their views looked up (and kept alive in views).

@@ -40,6 +40,14 @@ XPURT_API XpurtResult xpurtNewMemoryViewForContext(XpurtContext context, size_t 
   });
 }
 
+XPURT_API XpurtResult xpurtNewCoherentMemoryView(void *appMemory, size_t size,
+                                                 XpurtMemoryView *view) {
+  return api::guarded("xpurtNewCoherentMemoryView", [&] {
+    api::checkOut(view, "view");
+    api::publish(view, core::MemoryView::createCoherent(appMemory, size));
+  });
+}
+
 XPURT_API XpurtResult xpurtHostPtr(XpurtMemoryView view, void **ptr) {
   return viewProperty("xpurtHostPtr", view, [&](core::MemoryView &v) {
     api::checkOut(ptr, "ptr");
@@ -50,6 +58,11 @@ XPURT_API XpurtResult xpurtHostPtr(XpurtMemoryView view, void **ptr) {
 XPURT_API XpurtResult xpurtDevicePtr(XpurtMemoryView view, void **ptr) {
   return viewProperty("xpurtDevicePtr", view, [&](core::MemoryView &v) {
     api::checkOut(ptr, "ptr");
+    if (v.isCoherent())
+      core::fail(XPURT_ERROR_UNSUPPORTED,
+                 "a COHERENT memory view has a copy on every device that uses it, and no one "
+                 "device pointer: pass the view itself to launches, which get their device's "
+                 "copy");
     *ptr = v.devicePtr();
   });
 }

@@ -142,7 +142,11 @@ class Device : public Object {
     (void)memory, (void)size;
     return false;
   }
-  virtual void unpinApplicationMemory(void *memory) noexcept { (void)memory; }
+  // owner: what keeps the memory alive (null: the application), held until it is unlocked,
+  // which a device may do later.
+  virtual void unpinApplicationMemory(void *memory, std::shared_ptr<void> owner) noexcept {
+    (void)memory, (void)owner;
+  }
   // Work-items per task of an ISPCRT-style launch of a SPIR-V kernel (ISPC's programCount),
   // and the work-group size a general launch gets when it leaves the choice to the runtime.
   virtual uint32_t programCount() const = 0;

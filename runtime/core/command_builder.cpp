@@ -78,6 +78,13 @@ static constexpr const char *kUseOwnMemory =
     "device (xpurtCopyMemoryView on a queue copies between devices)";
 
 void CommandBuilder::checkView(const MemoryView &view, const char *what) const {
+  // Queues run commands on their device's copy of a COHERENT view; what reaches here is a
+  // graph node.
+  if (view.isCoherent())
+    fail(XPURT_ERROR_UNSUPPORTED,
+         "{}: a COHERENT memory view cannot be a graph node's memory: a graph's nodes use memory "
+         "of the device it is instantiated for; use views of that device in the graph",
+         what);
   if (&view.device().backend() != &device_->backend())
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "{}: the memory view belongs to a {} device, but this runs on a {} device; {}", what,

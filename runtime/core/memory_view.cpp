@@ -1,5 +1,6 @@
 #include "memory_view.hpp"
 
+#include "coherent_memory.hpp"
 #include "error.hpp"
 
 namespace xpurt::core {
@@ -12,6 +13,8 @@ static const char *typeName(XpurtAllocationType type) {
       return "SHARED";
     case XPURT_ALLOC_TYPE_HOST:
       return "HOST";
+    case XPURT_ALLOC_TYPE_COHERENT:
+      return "COHERENT";
   }
   return "?";
 }
@@ -21,6 +24,10 @@ MemoryView::MemoryView(Ref<Device> device, XpurtAllocationType type, size_t size
 
 Ref<MemoryView> MemoryView::create(Ref<Device> device, void *appMemory, size_t size,
                                    XpurtAllocationType type) {
+  if (type == XPURT_ALLOC_TYPE_COHERENT)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "a COHERENT memory view belongs to no one device: make it with "
+         "xpurtNewCoherentMemoryView, which takes no device");
   if (type != XPURT_ALLOC_TYPE_DEVICE && type != XPURT_ALLOC_TYPE_SHARED &&
       type != XPURT_ALLOC_TYPE_HOST)
     fail(XPURT_ERROR_INVALID_ARGUMENT,
@@ -59,10 +66,34 @@ Ref<MemoryView> MemoryView::create(Ref<Device> device, void *appMemory, size_t s
   return view;
 }
 
+Ref<MemoryView> MemoryView::createCoherent(void *appMemory, size_t size) {
+  if (size == 0)
+    fail(XPURT_ERROR_INVALID_ARGUMENT, "a memory view needs a size of at least 1 byte");
+  Ref<MemoryView> view =
+      Ref<MemoryView>::adopt(new MemoryView(nullptr, XPURT_ALLOC_TYPE_COHERENT, size));
+  view->coherent_ = std::make_shared<CoherentMemory>(appMemory, size);
+  view->host_ = view->coherent_->host();
+  return view;
+}
+
+Ref<MemoryView> MemoryView::createCopyOf(Ref<Device> device, const CoherentMemory &coherent) {
+  Ref<MemoryView> view =
+      create(std::move(device), coherent.host(), coherent.size(), XPURT_ALLOC_TYPE_DEVICE);
+  view->hostOwner_ = coherent.hostOwner();
+  return view;
+}
+
+void MemoryView::failWithoutDevice() const {
+  fail(XPURT_ERROR_INVALID_ARGUMENT,
+       "a COHERENT memory view belongs to no one device (it has a copy on every device that "
+       "uses it): graph nodes and calls that name one device's memory take a view of that "
+       "device");
+}
+
 MemoryView::~MemoryView() {
   if (ownsDevice_) device_->deallocate(device_ptr_, type_);
   if (ownsHost_) device_->deallocate(host_, XPURT_ALLOC_TYPE_HOST);
-  if (pinnedHost_) device_->unpinApplicationMemory(host_);
+  if (pinnedHost_) device_->unpinApplicationMemory(host_, std::move(hostOwner_));
 }
 
 size_t MemoryView::checkedRange(size_t offset, size_t size, const char *what) const {

@@ -1,10 +1,16 @@
 // MemoryView: what a kernel sees. DEVICE views pair a host copy with device storage (the same
 // memory where the device's memory is host memory); SHARED and HOST views are one allocation.
+// COHERENT views belong to no device: a copy per device that uses them, kept up to date by the
+// runtime (coherent_memory.hpp); queues run commands on their device's copy.
 #pragma once
 
 #include "backend.hpp"
 
+#include <memory>
+
 namespace xpurt::core {
+
+class CoherentMemory;
 
 class MemoryView : public Object {
  public:
@@ -12,9 +18,21 @@ class MemoryView : public Object {
   // appMemory: the host copy of a DEVICE view (null: allocated here). Throws on bad input.
   static Ref<MemoryView> create(Ref<Device> device, void *appMemory, size_t size,
                                 XpurtAllocationType type);
+  // A COHERENT view over appMemory (null: zeroed memory allocated here). Throws on bad input.
+  static Ref<MemoryView> createCoherent(void *appMemory, size_t size);
+  // A DEVICE view of `device` whose host copy is the coherent view's host memory, which it
+  // keeps alive (commands may outlive the coherent view): a copy of a coherent view.
+  static Ref<MemoryView> createCopyOf(Ref<Device> device, const CoherentMemory &coherent);
   ~MemoryView() override;
 
-  Device &device() const { return *device_; }
+  // Throws INVALID_ARGUMENT for a COHERENT view, which has no device of its own.
+  Device &device() const {
+    if (!device_) failWithoutDevice();
+    return *device_;
+  }
+  bool isCoherent() const { return type_ == XPURT_ALLOC_TYPE_COHERENT; }
+  // A COHERENT view's copies and what is up to date where; null for other views.
+  CoherentMemory *coherent() const { return coherent_.get(); }
   XpurtAllocationType type() const { return type_; }
   size_t size() const { return size_; }
   void *hostPtr() const { return host_; }
@@ -30,6 +48,7 @@ class MemoryView : public Object {
 
  private:
   MemoryView(Ref<Device> device, XpurtAllocationType type, size_t size);
+  [[noreturn]] void failWithoutDevice() const;
 
   Ref<Device> device_;
   XpurtAllocationType type_;
@@ -39,6 +58,8 @@ class MemoryView : public Object {
   bool ownsHost_ = false;    // host_ was allocated here (not the application's memory)
   bool ownsDevice_ = false;  // device_ptr_ is storage of its own
   bool pinnedHost_ = false;  // the application's memory, page-locked by the device for copies
+  std::shared_ptr<CoherentMemory> coherent_;  // COHERENT views
+  std::shared_ptr<void> hostOwner_;           // keeps host_ alive where another object owns it
 };
 
 }  // namespace xpurt::core

@@ -182,10 +182,12 @@ Ref<Event> TaskQueue::submitCommand(Command &&cmd) {
 }
 
 Ref<Event> TaskQueue::copyToDevice(MemoryView &view, size_t offset, size_t size) {
+  if (view.isCoherent()) return coherentCopyToDevice(view, offset, size);
   return submitCommand(builder_.copyToDevice(view, offset, size));
 }
 
 Ref<Event> TaskQueue::copyToHost(MemoryView &view, size_t offset, size_t size) {
+  if (view.isCoherent()) return coherentCopyToHost(view, offset, size);
   return submitCommand(builder_.copyToHost(view, offset, size));
 }
 
@@ -193,6 +195,14 @@ Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffse
                                size_t size) {
   // A graph's nodes run on the device it is instantiated for: the builder's checks, which
   // refuse other devices' memory, saying so.
+  if (dst.isCoherent() || src.isCoherent()) {
+    size = checkedCopySize(dst, src, dstOffset, srcOffset, size);
+    std::vector<CoherentAccess> uses;
+    if (src.isCoherent()) uses.push_back({&src, srcOffset, size, XPURT_ACCESS_READ});
+    if (dst.isCoherent()) uses.push_back({&dst, dstOffset, size, XPURT_ACCESS_WRITE});
+    MemoryView &to = copyOn(dst), &from = copyOn(src);
+    return submitCoherent(uses, [&] { return copyView(to, from, dstOffset, srcOffset, size); });
+  }
   if (capturing_.load(std::memory_order_acquire))
     return submitCommand(builder_.copyView(dst, src, dstOffset, srcOffset, size));
   size = checkedCopySize(dst, src, dstOffset, srcOffset, size);
@@ -301,20 +311,66 @@ Ref<Event> TaskQueue::submitSteps(std::vector<CopyStep> steps, const Command &wh
 
 Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const void *pattern,
                            size_t patternSize) {
-  return submitCommand(builder_.fill(view, offset, size, pattern, patternSize));
+  if (!view.isCoherent())
+    return submitCommand(builder_.fill(view, offset, size, pattern, patternSize));
+  refuseCoherentCapture();
+  Command cmd = builder_.fill(copyOn(view), offset, size, pattern, patternSize);
+  CoherentAccess use{&view, offset, cmd.dst.size, XPURT_ACCESS_WRITE};
+  return submitCoherent({&use, 1}, [&] { return submitCommand(std::move(cmd)); });
 }
 
 Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params,
                              const std::span<const AccessInput> *accesses, size_t d0, size_t d1,
                              size_t d2) {
-  return submitCommand(builder_.launch(kernel, params, accesses, d0, d1, d2));
+  bool coherent = params && params->isCoherent();
+  if (accesses)
+    for (const AccessInput &a : *accesses) coherent = coherent || (a.view && a.view->isCoherent());
+  if (!coherent) return submitCommand(builder_.launch(kernel, params, accesses, d0, d1, d2));
+  // Each COHERENT view becomes this device's copy; what the launch does with it is what it
+  // declares (the params view: read whole).
+  refuseCoherentCapture();
+  std::vector<CoherentAccess> uses;
+  if (params && params->isCoherent())
+    uses.push_back({params, 0, params->size(), XPURT_ACCESS_READ});
+  std::vector<AccessInput> local;
+  if (accesses)
+    for (AccessInput a : *accesses) {
+      if (a.view && a.view->isCoherent()) {
+        size_t size = a.view->checkedRange(a.offset, a.size, "launch (accesses)");
+        uses.push_back({a.view, a.offset, size, a.access});
+        a.view = &copyOn(*a.view);
+      }
+      local.push_back(a);
+    }
+  std::span<const AccessInput> declared(local);
+  Command cmd = builder_.launch(kernel, params ? &copyOn(*params) : nullptr,
+                                accesses ? &declared : nullptr, d0, d1, d2);
+  return submitCoherent(uses, [&] { return submitCommand(std::move(cmd)); });
 }
 
 Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> args, uint32_t workDim,
                                    const size_t *globalOffset, const size_t *globalSize,
                                    const size_t *localSize) {
-  return submitCommand(
-      builder_.launchKernel(kernel, args, workDim, globalOffset, globalSize, localSize));
+  bool coherent = false;
+  for (const ArgInput &a : args)
+    coherent =
+        coherent || (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && a.view && a.view->isCoherent());
+  if (!coherent)
+    return submitCommand(
+        builder_.launchKernel(kernel, args, workDim, globalOffset, globalSize, localSize));
+  refuseCoherentCapture();
+  std::vector<CoherentAccess> uses;
+  std::vector<ArgInput> local(args.begin(), args.end());
+  for (ArgInput &a : local)
+    if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && a.view && a.view->isCoherent()) {
+      // Size 0: to the end of the view.
+      size_t size = a.view->checkedRange(a.offset, a.size ? a.size : XPURT_WHOLE_SIZE,
+                                         "launchKernel (view argument)");
+      uses.push_back({a.view, a.offset, size, a.access});
+      a.view = &copyOn(*a.view);
+    }
+  Command cmd = builder_.launchKernel(kernel, local, workDim, globalOffset, globalSize, localSize);
+  return submitCoherent(uses, [&] { return submitCommand(std::move(cmd)); });
 }
 
 Ref<Event> TaskQueue::hostCallback(XpurtHostFunc func, void *userData,

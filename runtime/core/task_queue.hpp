@@ -3,12 +3,14 @@
 // to the backend.
 #pragma once
 
+#include "coherent_memory.hpp"
 #include "command_builder.hpp"
 #include "graph.hpp"
 #include "hazard_tracker.hpp"
 #include "trace.hpp"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -130,6 +132,20 @@ class TaskQueue : public Object {
   Ref<Event> submitSteps(std::vector<CopyStep> steps, const Command &whole);
   // The in-order queue on `device` that runs this queue's steps there, made on first use.
   TaskQueue &helperFor(Device &device);
+
+  // Commands on COHERENT views (task_queue_coherence.cpp): each runs on this device's copy.
+  // This device's copy of a COHERENT view; any other view itself.
+  MemoryView &copyOn(MemoryView &view);
+  // Copies into this device's copies what the accesses read and it lacks, makes the queue wait
+  // for other queues' work those bytes must follow, then submits the command (submitMain, after
+  // which the bytes written are up to date here only).
+  Ref<Event> submitCoherent(std::span<const CoherentAccess> accesses,
+                            const std::function<Ref<Event>()> &submitMain);
+  Ref<Event> coherentCopyToDevice(MemoryView &view, size_t offset, size_t size);
+  Ref<Event> coherentCopyToHost(MemoryView &view, size_t offset, size_t size);
+  void refuseCoherentCapture() const;
+  // A command whose event completes once `waits` have (and, in order, what came before).
+  Ref<Event> marker(std::vector<Ref<Event>> waits);
   void traceOnCompletion(const Command &cmd, const Ref<Event> &done);
 
   Ref<Device> device_;

@@ -163,11 +163,14 @@ bool CudaDevice::pinApplicationMemory(void *memory, size_t size) {
   return false;
 }
 
-void CudaDevice::unpinApplicationMemory(void *memory) noexcept {
+void CudaDevice::unpinApplicationMemory(void *memory, std::shared_ptr<void> owner) noexcept {
   // Unregistering waits for the device like a free, but the application may reuse the memory
   // as soon as its view is gone, which is fine: no command uses the view any more.
   try {
-    releaseLater([context = context_, memory] {
+    // The memory lives until it is unregistered (a COHERENT view's host memory goes with its
+    // last copy).
+    releaseLater([context = context_, memory, owner = std::move(owner)] {
+      (void)owner;
       try {
         ContextScope scope(context->handle());
         if (CUresult r = cu().MemHostUnregister(memory); r != CUDA_SUCCESS)

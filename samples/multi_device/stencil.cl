@@ -14,3 +14,21 @@ kernel void jacobi(global const float *in, global float *out, int width, int fir
   }
   out[i] = (in[i - 1] + in[i + 1] + in[i - width] + in[i + width]) * 0.25f;
 }
+
+// The same step on a grid held whole in a COHERENT view, padded by a zero row above and below:
+// `in` points at the padded row above the device's rows, `out` at its first row, so that each
+// launch declares exactly what it reads (its rows and a halo row on each side) and writes (its
+// rows), and the runtime copies the halo rows between devices.
+kernel void jacobi_rows(global const float *in, global float *out, int width, int firstRow,
+                        int gridRows) {
+  int x = get_global_id(0);
+  int y = get_global_id(1) + 1;
+  int row = firstRow + y - 1;
+  size_t i = (size_t)y * width + x;
+  size_t o = i - width;
+  if (x == 0 || x == width - 1 || row == 0 || row == gridRows - 1) {
+    out[o] = in[i];
+    return;
+  }
+  out[o] = (in[i - 1] + in[i + 1] + in[i - width] + in[i + width]) * 0.25f;
+}
