@@ -136,11 +136,14 @@ class Device : public Object {
     (void)memory, (void)size;
   }
   // A DEVICE view's host copy in the application's memory: a device whose copies are only
-  // asynchronous from page-locked memory locks it (and returns true) until the view goes.
-  // Best effort: memory that cannot be locked is copied from as it is.
-  virtual bool pinApplicationMemory(void *memory, size_t size) {
+  // asynchronous from page-locked memory locks it until the view goes (Pinned), or finds it
+  // locked already, by the application or another view (Locked: copies treat it as locked,
+  // and it is not unlocked here). Best effort: memory that cannot be locked is copied from as
+  // it is (Pageable).
+  enum class Pinning { Pageable, Pinned, Locked };
+  virtual Pinning pinApplicationMemory(void *memory, size_t size) {
     (void)memory, (void)size;
-    return false;
+    return Pinning::Pageable;
   }
   // owner: what keeps the memory alive (null: the application), held until it is unlocked,
   // which a device may do later.

@@ -111,7 +111,26 @@ void CoherentMemory::noteUse(size_t place, size_t begin, size_t end, bool write,
     std::erase_if(p.uses, [](const Use &u) { return u.event->isDone(); });
     p.pruneAt = std::max<size_t>(64, 2 * p.uses.size());
   }
-  if (event && begin < end) p.uses.push_back({begin, end, write, event, queue});
+  if (!event || begin >= end) return;
+  if (write) {
+    // A write follows every earlier use of its bytes here (other queues' through conflicts,
+    // the queue's own through its order): what must follow those uses follows the write. Only
+    // the uses of other bytes stay, so that a place's list does not grow with every step of a
+    // program that runs ahead of its devices.
+    std::vector<Use> kept;
+    kept.reserve(p.uses.size() + 1);
+    for (Use &u : p.uses) {
+      if (u.event->isDone()) continue;
+      if (u.end <= begin || u.begin >= end) {
+        kept.push_back(std::move(u));
+        continue;
+      }
+      if (u.begin < begin) kept.push_back({u.begin, begin, u.write, u.event, u.queue});
+      if (u.end > end) kept.push_back({end, u.end, u.write, u.event, u.queue});
+    }
+    p.uses = std::move(kept);
+  }
+  p.uses.push_back({begin, end, write, event, queue});
 }
 
 void CoherentMemory::noteWritten(size_t place, size_t begin, size_t end) {

@@ -74,7 +74,8 @@ class CoherentMemory {
   // or a write if `write`) must follow: appended to out.
   void conflicts(size_t place, size_t begin, size_t end, bool write, const void *queue,
                  std::vector<Ref<Event>> &out);
-  // A use of [begin, end) at place by queue's command `event`.
+  // A use of [begin, end) at place by queue's command `event`, which follows the uses of those
+  // bytes that conflicts() gave and the queue's own earlier ones.
   void noteUse(size_t place, size_t begin, size_t end, bool write, const Ref<Event> &event,
                const void *queue);
   // [begin, end) is now up to date at place (copied there) ...

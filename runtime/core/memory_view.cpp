@@ -48,7 +48,11 @@ Ref<MemoryView> MemoryView::create(Ref<Device> device, void *appMemory, size_t s
   Device &dev = *view->device_;
   if (type == XPURT_ALLOC_TYPE_DEVICE) {
     view->host_ = appMemory;
-    if (appMemory) view->pinnedHost_ = dev.pinApplicationMemory(appMemory, size);
+    if (appMemory) {
+      Device::Pinning pinning = dev.pinApplicationMemory(appMemory, size);
+      view->pinnedHost_ = pinning == Device::Pinning::Pinned;
+      view->lockedHost_ = pinning == Device::Pinning::Locked;
+    }
     if (!appMemory) {
       view->host_ = dev.allocate(size, XPURT_ALLOC_TYPE_HOST);
       view->ownsHost_ = true;

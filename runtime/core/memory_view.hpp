@@ -40,7 +40,7 @@ class MemoryView : public Object {
   // Whether the host copy is memory the device allocated as HOST memory (page-locked on a
   // GPU), or the application's memory that the device locked; else plain pageable memory.
   bool hostCopyIsLocked() const {
-    return ownsHost_ || pinnedHost_ || type_ != XPURT_ALLOC_TYPE_DEVICE;
+    return ownsHost_ || pinnedHost_ || lockedHost_ || type_ != XPURT_ALLOC_TYPE_DEVICE;
   }
 
   // Resolves XPURT_WHOLE_SIZE and checks [offset, offset + size) lies inside the view.
@@ -58,6 +58,7 @@ class MemoryView : public Object {
   bool ownsHost_ = false;    // host_ was allocated here (not the application's memory)
   bool ownsDevice_ = false;  // device_ptr_ is storage of its own
   bool pinnedHost_ = false;  // the application's memory, page-locked by the device for copies
+  bool lockedHost_ = false;  // the application's memory, page-locked already (not by this view)
   std::shared_ptr<CoherentMemory> coherent_;  // COHERENT views
   std::shared_ptr<void> hostOwner_;           // keeps host_ alive where another object owns it
 };

@@ -142,17 +142,20 @@ void CudaDevice::checkApplicationMemory(const void *memory, size_t) const {
   }
 }
 
-bool CudaDevice::pinApplicationMemory(void *memory, size_t size) {
+core::Device::Pinning CudaDevice::pinApplicationMemory(void *memory, size_t size) {
   // Registering costs more than staging a small copy, and pages a small buffer shares with
   // others would be registered with it: small buffers stay pageable.
   constexpr size_t kSmallestRegistered = size_t{256} << 10;
-  if (size < kSmallestRegistered) return false;
+  if (size < kSmallestRegistered) return Pinning::Pageable;
   try {
     ContextScope scope(context());
     CUresult r = cu().MemHostRegister(memory, size, CU_MEMHOSTREGISTER_PORTABLE);
-    if (r == CUDA_SUCCESS) return true;
-    // Already registered (another view of it, or by the application), or memory the driver
-    // cannot lock: copies go through the driver's staging buffers instead.
+    if (r == CUDA_SUCCESS) return Pinning::Pinned;
+    // Registered already, for every context (PORTABLE): by another view of it (the copies of
+    // a COHERENT view on several GPUs) or by the application. Where the earlier registration
+    // covers only part of it, or goes first, copies from it are still right, only slower.
+    if (r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) return Pinning::Locked;
+    // Memory the driver cannot lock: copies go through the driver's staging buffers instead.
     core::log().debug(
         "CUDA: {} bytes of application memory at {} stay pageable: "
         "cuMemHostRegister failed with {}",
@@ -160,7 +163,7 @@ bool CudaDevice::pinApplicationMemory(void *memory, size_t size) {
   } catch (const core::Error &e) {
     core::log().debug("CUDA: application memory stays pageable: {}", e.what());
   }
-  return false;
+  return Pinning::Pageable;
 }
 
 void CudaDevice::unpinApplicationMemory(void *memory, std::shared_ptr<void> owner) noexcept {

@@ -57,7 +57,7 @@ class CudaDevice final : public core::Device {
   void *nativeHandle(XpurtNativeObject what) const override;
   // Memory of a CUDA device cannot be a host copy.
   void checkApplicationMemory(const void *memory, size_t size) const override;
-  bool pinApplicationMemory(void *memory, size_t size) override;
+  Pinning pinApplicationMemory(void *memory, size_t size) override;
   void unpinApplicationMemory(void *memory, std::shared_ptr<void> owner) noexcept override;
   // A task of an ISPCRT-style launch is one block of a warp's 32 threads.
   uint32_t programCount() const override { return 32; }
