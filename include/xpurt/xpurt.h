@@ -229,8 +229,10 @@ XPURT_API XpurtResult xpurtNewMemoryViewForContext(XpurtContext context, size_t 
  *   of an out-of-order queue do: a command needs no future to see what another device wrote.
  * A launch declares its view arguments (xpurtLaunchKernel) or accesses (xpurtLaunchWithAccess;
  * a params view is read whole). Memory of a COHERENT view cannot be in a graph, has no device
- * pointer (xpurtDevicePtr: UNSUPPORTED), and is read by the host only after xpurtCopyToHost
- * has completed. */
+ * pointer (xpurtDevicePtr: UNSUPPORTED). The host memory is the view's while it lives (a
+ * device whose memory is host memory, the CPU, uses it as its copy and writes it): the
+ * application reads it after an xpurtCopyToHost has completed and writes it before an
+ * xpurtCopyToDevice of those bytes. */
 XPURT_API XpurtResult xpurtNewCoherentMemoryView(void *appMemory, size_t size,
                                                  XpurtMemoryView *view);
 XPURT_API XpurtResult xpurtHostPtr(XpurtMemoryView view, void **ptr);
@@ -416,6 +418,42 @@ XPURT_API XpurtResult xpurtLaunchKernel(XpurtTaskQueue queue, XpurtKernel kernel
                                         const XpurtKernelArg *args, uint32_t workDim,
                                         const size_t *globalOffset, const size_t *globalSize,
                                         const size_t *localSize, XpurtFuture *future);
+/* What each chunk of a split launch (xpurtLaunchKernelSplit) touches of a view argument, as
+ * items of the dimension the launch is split along, item i being the pitch bytes from the
+ * argument's offset + i * pitch (i counts from 0: a global id of that dimension). */
+typedef enum XpurtRangeMapper {
+  XPURT_RANGE_MAPPER_ALL = 0,         /* the argument's whole range, for every chunk */
+  XPURT_RANGE_MAPPER_ONE_TO_ONE = 1,  /* the chunk's own items */
+  XPURT_RANGE_MAPPER_NEIGHBORHOOD = 2 /* its own and halo items on each side (as far as the
+                                         argument's range goes) */
+} XpurtRangeMapper;
+
+/* An argument of a split launch: arg as for xpurtLaunchKernel; for a MEMORY_VIEW argument, whose
+ * view must be COHERENT, what each chunk touches of it (mapper, pitch, halo). */
+typedef struct XpurtSplitArg {
+  XpurtKernelArg arg;
+  XpurtRangeMapper mapper;
+  size_t pitch; /* bytes per item (ONE_TO_ONE, NEIGHBORHOOD) */
+  size_t halo;  /* items before and after the chunk's own (NEIGHBORHOOD) */
+} XpurtSplitArg;
+
+/* xpurtLaunchKernel as one launch over several devices (Celerity's split by range mappers): the
+ * ND-range is cut along its last dimension (rows of a 2-D range) into one chunk per queue, of
+ * whole work-groups and as equal as they come (a queue past the last work-group gets none);
+ * chunk i runs kernels[i] (loaded for queues[i]'s device) on queues[i], after what comes before
+ * it there, with the global ids it would have had in one launch. Each chunk declares, of every
+ * view argument, the part its range mapper names, and the views' copies make the rest happen:
+ * what a chunk reads is copied to its device first, from wherever it is up to date; what it
+ * writes is up to date there afterwards (xpurtNewCoherentMemoryView). The result is that of the
+ * same launch on one device. Every chunk is checked before any is submitted (a kernel of
+ * another device, a view that is not COHERENT, a mapper's items past the argument's bytes are
+ * errors that submit nothing). The future completes once every chunk has, failed with the
+ * first chunk that failed. Not while any of the queues captures a graph. */
+XPURT_API XpurtResult xpurtLaunchKernelSplit(uint32_t numQueues, const XpurtTaskQueue *queues,
+                                             const XpurtKernel *kernels, uint32_t numArgs,
+                                             const XpurtSplitArg *args, uint32_t workDim,
+                                             const size_t *globalOffset, const size_t *globalSize,
+                                             const size_t *localSize, XpurtFuture *future);
 /* Runs func(userData) on a runtime thread when the commands before it have completed. A result
  * other than XPURT_SUCCESS fails its future and is reported by the next xpurtSync. */
 XPURT_API XpurtResult xpurtHostCallback(XpurtTaskQueue queue, XpurtHostFunc func, void *userData,

@@ -1,5 +1,6 @@
 // Task queues and futures.
 #include "api_common.hpp"
+#include "core/split_launch.hpp"
 #include "core/task_queue.hpp"
 
 #include <algorithm>
@@ -171,6 +172,50 @@ XPURT_API XpurtResult xpurtLaunchKernel(XpurtTaskQueue queue, XpurtKernel kernel
       inputs.push_back({a.kind, a.size, a.value, v, a.offset, a.access});
     }
     return q.launchKernel(*k, inputs, workDim, globalOffset, globalSize, localSize);
+  });
+}
+
+XPURT_API XpurtResult xpurtLaunchKernelSplit(uint32_t numQueues, const XpurtTaskQueue *queues,
+                                             const XpurtKernel *kernels, uint32_t numArgs,
+                                             const XpurtSplitArg *args, uint32_t workDim,
+                                             const size_t *globalOffset, const size_t *globalSize,
+                                             const size_t *localSize, XpurtFuture *future) {
+  return api::guarded("xpurtLaunchKernelSplit", [&] {
+    if (numQueues && (!queues || !kernels))
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "{} queues announced but queues or kernels is NULL (give a kernel per queue)",
+                 numQueues);
+    if (numArgs && !args)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} arguments announced but args is NULL", numArgs);
+    std::vector<Ref<core::TaskQueue>> qs;
+    std::vector<Ref<core::Kernel>> ks;
+    for (uint32_t i = 0; i < numQueues; ++i) {
+      qs.push_back(api::lookup<core::TaskQueue>(queues[i], "queues[i]"));
+      ks.push_back(api::lookup<core::Kernel>(kernels[i], "kernels[i]"));
+    }
+    std::vector<Ref<MemoryView>> views;  // keep the looked-up views alive during the call
+    std::vector<core::SplitArgInput> inputs;
+    for (uint32_t i = 0; i < numArgs; ++i) {
+      const XpurtKernelArg &a = args[i].arg;
+      MemoryView *v = nullptr;
+      if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && a.view) {
+        views.push_back(view(a.view, "args[i].arg.view"));
+        v = views.back().get();
+      }
+      inputs.push_back({{a.kind, a.size, a.value, v, a.offset, a.access},
+                        args[i].mapper,
+                        args[i].pitch,
+                        args[i].halo});
+    }
+    std::vector<core::TaskQueue *> qp;
+    std::vector<core::Kernel *> kp;
+    for (uint32_t i = 0; i < numQueues; ++i) {
+      qp.push_back(qs[i].get());
+      kp.push_back(ks[i].get());
+    }
+    Ref<core::Event> done =
+        core::launchSplit(qp, kp, inputs, workDim, globalOffset, globalSize, localSize);
+    if (future) api::publish(future, done);
   });
 }
 

@@ -79,6 +79,14 @@ class TaskQueue : public Object {
   // queued work since the last sync.
   void sync();
 
+  // One chunk of a split launch (split_launch.hpp), in two steps so that every chunk is
+  // checked before any is submitted: the launch built on this device's copies of the
+  // COHERENT views among args ...
+  Command buildChunk(Kernel &kernel, std::span<const ArgInput> args, uint32_t workDim,
+                     const size_t *globalOffset, const size_t *globalSize, const size_t *localSize);
+  // ... and submitted once what `uses` read is here (submitCoherent).
+  Ref<Event> submitChunk(Command &&cmd, std::span<const CoherentAccess> uses);
+
   // Until endCapture, commands enqueued on the queue (from any thread) become nodes of graph
   // instead of running: in order after each other on an in-order queue, ordered by their
   // declared memory, barriers and waits on an out-of-order one. They return no event.

@@ -211,6 +211,20 @@ Ref<Event> TaskQueue::coherentCopyToHost(MemoryView &view, size_t offset, size_t
   return marker(std::move(copies));
 }
 
+Command TaskQueue::buildChunk(Kernel &kernel, std::span<const ArgInput> args, uint32_t workDim,
+                              const size_t *globalOffset, const size_t *globalSize,
+                              const size_t *localSize) {
+  failIfCapturing("a launch split over devices");
+  std::vector<ArgInput> local(args.begin(), args.end());
+  for (ArgInput &a : local)
+    if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && a.view) a.view = &copyOn(*a.view);
+  return builder_.launchKernel(kernel, local, workDim, globalOffset, globalSize, localSize);
+}
+
+Ref<Event> TaskQueue::submitChunk(Command &&cmd, std::span<const CoherentAccess> uses) {
+  return submitCoherent(uses, [&] { return submitCommand(std::move(cmd)); });
+}
+
 void TaskQueue::refuseCoherentCapture() const {
   if (capturing_.load(std::memory_order_acquire))
     fail(XPURT_ERROR_UNSUPPORTED,

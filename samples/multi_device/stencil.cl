@@ -32,3 +32,16 @@ kernel void jacobi_rows(global const float *in, global float *out, int width, in
   }
   out[o] = (in[i - 1] + in[i + 1] + in[i - width] + in[i + width]) * 0.25f;
 }
+
+// The same step with global ids of the whole grid, for one launch split over devices by rows:
+// each device gets its rows, reads a halo row on each side (as far as the grid goes).
+kernel void jacobi_grid(global const float *in, global float *out, int width, int gridRows) {
+  int x = get_global_id(0);
+  int y = get_global_id(1);
+  size_t i = (size_t)y * width + x;
+  if (x == 0 || x == width - 1 || y == 0 || y == gridRows - 1) {
+    out[i] = in[i];
+    return;
+  }
+  out[i] = (in[i - 1] + in[i + 1] + in[i - width] + in[i + width]) * 0.25f;
+}

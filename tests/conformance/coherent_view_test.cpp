@@ -234,6 +234,150 @@ TEST_P(CoherentViewTest, ThreadsOfTwoDevicesWorkOnHalvesOfOneView) {
   }
 }
 
+// ---- one launch split over devices (xpurtLaunchKernelSplit) --------------------------------
+
+TEST_P(CoherentViewTest, ASplitLaunchGivesWhatOneLaunchGives) {
+  for (Partner &p : partners()) {
+    SCOPED_TRACE(GetParam().name + " with " + p.name);
+    std::vector<int32_t> values = iota(-100);
+    CoherentArray<int32_t> in(values), out(kN);
+    // Each device its half, the items counted from a global offset of 5.
+    Future done =
+        launchSplit({queue, p.queue}, {addInt, p.addInt}, Range(kN - 5).offset(5).local(64),
+                    {SplitArg::rows(in, Access::Read, sizeof(int32_t)),
+                     SplitArg::rows(out, Access::Write, sizeof(int32_t)), int32_t{7}});
+    done.wait();
+    std::vector<int32_t> got = hostValues(queue, out);
+    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(got[i], i < 5 ? 0 : values[i] + 7) << "element " << i;
+    p.queue.sync();
+  }
+}
+
+TEST_P(CoherentViewTest, SplitLaunchesWithHalosRepeatedMatchTheHost) {
+  Kernel sum3{spirv, "sum3"};
+  constexpr int kSteps = 5;
+  std::vector<int32_t> want(kN);
+  for (size_t i = 0; i < kN; ++i) want[i] = static_cast<int32_t>(i % 7) - 3;
+  std::vector<int32_t> start = want;
+  for (int step = 0; step < kSteps; ++step) {
+    std::vector<int32_t> next(kN);
+    for (size_t i = 0; i < kN; ++i)
+      next[i] = want[i] + (i > 0 ? want[i - 1] : 0) + (i + 1 < kN ? want[i + 1] : 0);
+    want = next;
+  }
+  for (Partner &p : partners()) {
+    SCOPED_TRACE(GetParam().name + " with " + p.name);
+    Kernel theirs{p.module, "sum3"};
+    // A device whose copy is the host memory writes a's memory: a copy of start each time.
+    std::vector<int32_t> values = start;
+    CoherentArray<int32_t> a(values), b(kN);
+    // Three queues over two devices: chunks meet within a device and between the devices, and
+    // each step reads its neighbours' edge items of the step before.
+    TaskQueue second(device);
+    const CoherentArray<int32_t> *from = &a, *to = &b;
+    for (int step = 0; step < kSteps; ++step) {
+      launchSplit({queue, p.queue, second}, {sum3, theirs, sum3}, Range(kN).local(32),
+                  {SplitArg::rows(*from, Access::Read, sizeof(int32_t), 1),
+                   SplitArg::rows(*to, Access::Write, sizeof(int32_t)), static_cast<int32_t>(kN)});
+      std::swap(from, to);
+    }
+    std::vector<int32_t> got = hostValues(p.queue, *from);
+    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(got[i], want[i]) << "element " << i;
+    queue.sync();
+    second.sync();
+  }
+}
+
+TEST_P(CoherentViewTest, EveryChunkReadsAllOfAViewMappedWhole) {
+  Kernel addTable{spirv, "add_table"};
+  for (Partner &p : partners()) {
+    SCOPED_TRACE(GetParam().name + " with " + p.name);
+    Kernel theirs{p.module, "add_table"};
+    std::vector<int32_t> table = iota(1000, 10), values = iota(0);
+    CoherentArray<int32_t> t(table), in(values), out(kN);
+    launchSplit({queue, p.queue}, {addTable, theirs}, Range(kN),
+                {SplitArg::all(t), int32_t{10}, SplitArg::rows(in, Access::Read, sizeof(int32_t)),
+                 SplitArg::rows(out, Access::Write, sizeof(int32_t))})
+        .wait();
+    std::vector<int32_t> got = hostValues(queue, out);
+    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(got[i], values[i] + table[i % 10]) << "element " << i;
+    // Fewer work-groups than queues: one chunk, on the first queue.
+    CoherentArray<int32_t> small(64);
+    launchSplit({queue, p.queue}, {addInt, p.addInt}, Range(64).local(64),
+                {SplitArg::rows(in, Access::Read, sizeof(int32_t)),
+                 SplitArg::rows(small, Access::Write, sizeof(int32_t)), int32_t{1}})
+        .wait();
+    std::vector<int32_t> few = hostValues(p.queue, small);
+    for (size_t i = 0; i < 64; ++i) ASSERT_EQ(few[i], values[i] + 1) << "element " << i;
+    p.queue.sync();
+  }
+}
+
+TEST_P(CoherentViewTest, ABadSplitLaunchSubmitsNothingAndSaysWhy) {
+  auto expectRefused = [](auto &&call, XpurtResult code, const char *phrase) {
+    try {
+      call();
+      ADD_FAILURE() << "accepted; expected a message with: " << phrase;
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
+    }
+  };
+  for (Partner &p : partners()) {
+    SCOPED_TRACE(GetParam().name + " with " + p.name);
+    CoherentArray<int32_t> in(kN), out(kN);
+    Array<int32_t> mine(device, kN);
+    auto rows = [](const MemoryView &v, Access a) { return SplitArg::rows(v, a, sizeof(int32_t)); };
+    // This device's kernel for the other device's chunk, where that device cannot run it (a
+    // CPU device runs the other CPU device's): refused before the first chunk runs.
+    bool runsOurs = true;
+    try {
+      Array<int32_t> theirs(p.device, kN);
+      p.queue.launch(addInt, Range(kN), {Arg::read(theirs), Arg::write(theirs), 0});
+      p.queue.sync();
+    } catch (const Error &) {
+      runsOurs = false;
+    }
+    if (!runsOurs)
+      expectRefused(
+          [&] {
+            launchSplit({queue, p.queue}, {addInt, addInt}, Range(kN),
+                        {rows(in, Access::Read), rows(out, Access::Write), int32_t{1}});
+          },
+          XPURT_ERROR_INVALID_ARGUMENT, "kernel");
+    expectRefused(
+        [&] {
+          launchSplit({queue, p.queue}, {addInt, p.addInt}, Range(kN),
+                      {rows(mine, Access::Read), rows(out, Access::Write), int32_t{1}});
+        },
+        XPURT_ERROR_INVALID_ARGUMENT, "every view of a split launch is COHERENT");
+    expectRefused(
+        [&] {
+          launchSplit({queue, p.queue}, {addInt, p.addInt}, Range(kN),
+                      {SplitArg::rows(in, Access::Read, 2 * sizeof(int32_t)),
+                       rows(out, Access::Write), int32_t{1}});
+        },
+        XPURT_ERROR_OUT_OF_RANGE, "items up to");
+    expectRefused([&] { launchSplit({}, {}, Range(kN), {}); }, XPURT_ERROR_INVALID_ARGUMENT,
+                  "at least one queue");
+    Graph graph;
+    p.queue.beginCapture(graph);
+    expectRefused(
+        [&] {
+          launchSplit({queue, p.queue}, {addInt, p.addInt}, Range(kN),
+                      {rows(in, Access::Read), rows(out, Access::Write), int32_t{1}});
+        },
+        XPURT_ERROR_INVALID_ARGUMENT, "captures into a graph");
+    p.queue.endCapture();
+    // Nothing ran: out is still zero, and both queues go on.
+    for (int32_t v : hostValues(queue, out)) ASSERT_EQ(v, 0);
+    launchSplit({queue, p.queue}, {addInt, p.addInt}, Range(kN),
+                {rows(in, Access::Read), rows(out, Access::Write), int32_t{2}});
+    for (int32_t v : hostValues(p.queue, out)) ASSERT_EQ(v, 2);
+    queue.sync();
+  }
+}
+
 TEST_P(CoherentViewTest, MisuseIsRefusedAndSaysWhy) {
   auto expectRefused = [](auto &&call, XpurtResult code, const char *phrase) {
     try {

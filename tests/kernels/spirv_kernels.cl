@@ -250,3 +250,19 @@ kernel void address_space_casts(global int *g, local int *l, global int *out) {
   out[3 * i + 1] = to_local(q) != 0;
   out[3 * i + 2] = to_private(q) != 0;
 }
+
+// Split launches (coherent_view_test.cpp): each item the sum of itself and its neighbours
+// (the ends add what they have), and each item plus an entry of a table every chunk reads.
+kernel void sum3(global const int *in, global int *out, int n) {
+  int i = get_global_id(0);
+  int s = in[i];
+  if (i > 0) s += in[i - 1];
+  if (i + 1 < n) s += in[i + 1];
+  out[i] = s;
+}
+
+kernel void add_table(global const int *table, int tableSize, global const int *in,
+                      global int *out) {
+  int i = get_global_id(0);
+  out[i] = in[i] + table[i % tableSize];
+}
