@@ -87,6 +87,63 @@ TEST_F(CommandErrors, BadViewsAndCallbacksAreRefused) {
   expectUsable();
 }
 
+TEST_F(CommandErrors, BadCoherentViewsAndSplitLaunchesAreRefused) {
+  XpurtMemoryView coherent = nullptr, bad = nullptr;
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtNewCoherentMemoryView(nullptr, 64, nullptr));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtNewCoherentMemoryView(nullptr, 0, &bad));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT,
+               xpurtNewMemoryView(device, nullptr, 64, XPURT_ALLOC_TYPE_COHERENT, &bad));
+  EXPECT_TRUE(contains(lastMessage(), "xpurtNewCoherentMemoryView")) << lastMessage();
+  EXPECT_EQ(bad, nullptr);
+  ASSERT_EQ(xpurtNewCoherentMemoryView(nullptr, 64, &coherent), XPURT_SUCCESS);
+  XpurtAllocationType type{};
+  EXPECT_XPURT(XPURT_SUCCESS, xpurtGetAllocationType(coherent, &type));
+  EXPECT_EQ(type, XPURT_ALLOC_TYPE_COHERENT);
+  void *ptr = nullptr;
+  EXPECT_XPURT(XPURT_ERROR_UNSUPPORTED, xpurtDevicePtr(coherent, &ptr));
+
+  size_t global = 16;
+  XpurtSplitArg arg{};
+  arg.arg.kind = XPURT_KERNEL_ARG_MEMORY_VIEW;
+  arg.arg.view = coherent;
+  arg.mapper = XPURT_RANGE_MAPPER_ONE_TO_ONE;
+  arg.pitch = 4;
+  XpurtFuture f = nullptr;
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtLaunchKernelSplit(2, nullptr, nullptr, 1, &arg, 1,
+                                                                    nullptr, &global, nullptr, &f));
+  EXPECT_TRUE(contains(lastMessage(), "queues or kernels is NULL")) << lastMessage();
+  EXPECT_XPURT(
+      XPURT_ERROR_INVALID_ARGUMENT,
+      xpurtLaunchKernelSplit(1, &queue, &kernel, 1, nullptr, 1, nullptr, &global, nullptr, &f));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtLaunchKernelSplit(1, &queue, &kernel, 1, &arg, 0,
+                                                                    nullptr, &global, nullptr, &f));
+  EXPECT_XPURT(XPURT_ERROR_INVALID_ARGUMENT, xpurtLaunchKernelSplit(1, &queue, &kernel, 1, &arg, 1,
+                                                                    nullptr, nullptr, nullptr, &f));
+  XpurtSplitArg unknown = arg;
+  unknown.mapper = static_cast<XpurtRangeMapper>(7);
+  EXPECT_XPURT(
+      XPURT_ERROR_INVALID_ARGUMENT,
+      xpurtLaunchKernelSplit(1, &queue, &kernel, 1, &unknown, 1, nullptr, &global, nullptr, &f));
+  EXPECT_TRUE(contains(lastMessage(), "range mapper 7")) << lastMessage();
+  XpurtSplitArg noPitch = arg;
+  noPitch.pitch = 0;
+  EXPECT_XPURT(
+      XPURT_ERROR_INVALID_ARGUMENT,
+      xpurtLaunchKernelSplit(1, &queue, &kernel, 1, &noPitch, 1, nullptr, &global, nullptr, &f));
+  EXPECT_TRUE(contains(lastMessage(), "pitch")) << lastMessage();
+  size_t tooMany = 17;  // 17 items of 4 bytes: past the 64-byte view
+  EXPECT_XPURT(XPURT_ERROR_OUT_OF_RANGE, xpurtLaunchKernelSplit(1, &queue, &kernel, 1, &arg, 1,
+                                                                nullptr, &tooMany, nullptr, &f));
+  XpurtTaskQueue released = nullptr;
+  ASSERT_EQ(xpurtNewTaskQueue(device, &released), XPURT_SUCCESS);
+  xpurtRelease(released);
+  EXPECT_XPURT(XPURT_ERROR_INVALID_HANDLE, xpurtLaunchKernelSplit(1, &released, &kernel, 1, &arg, 1,
+                                                                  nullptr, &global, nullptr, &f));
+  EXPECT_EQ(f, nullptr);
+  xpurtRelease(coherent);
+  expectUsable();
+}
+
 TEST_F(CommandErrors, AFailingCCallbackReportsItsMessage) {
   XpurtFuture f = nullptr;
   auto failing = [](void *) -> XpurtResult {
