@@ -202,10 +202,13 @@ XPURT_API XpurtResult xpurtLaunchKernelSplit(uint32_t numQueues, const XpurtTask
         views.push_back(view(a.view, "args[i].arg.view"));
         v = views.back().get();
       }
-      inputs.push_back({{a.kind, a.size, a.value, v, a.offset, a.access},
-                        args[i].mapper,
-                        args[i].pitch,
-                        args[i].halo});
+      // The mapper as the application's bytes: a value outside the enum is an error to report,
+      // not one to load as the enum.
+      uint32_t mapper = 0;
+      static_assert(sizeof(XpurtRangeMapper) == sizeof(mapper));
+      std::memcpy(&mapper, &args[i].mapper, sizeof mapper);
+      inputs.push_back(
+          {{a.kind, a.size, a.value, v, a.offset, a.access}, mapper, args[i].pitch, args[i].halo});
     }
     std::vector<core::TaskQueue *> qp;
     std::vector<core::Kernel *> kp;

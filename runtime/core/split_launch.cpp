@@ -28,7 +28,7 @@ class JoinedDriver : public EventDriver {
   std::vector<Ref<Event>> parts_;
 };
 
-const char *mapperName(XpurtRangeMapper mapper) {
+const char *mapperName(uint32_t mapper) {
   switch (mapper) {
     case XPURT_RANGE_MAPPER_ALL:
       return "ALL";
@@ -68,7 +68,7 @@ ArgRange checkedArg(const SplitArgInput &in, size_t index, size_t first, size_t 
       fail(XPURT_ERROR_INVALID_ARGUMENT,
            "split launch argument {}: range mapper {} is not one of XPURT_RANGE_MAPPER_ALL, "
            "_ONE_TO_ONE or _NEIGHBORHOOD",
-           index, static_cast<int>(in.mapper));
+           index, in.mapper);
   }
   if (in.pitch == 0)
     fail(XPURT_ERROR_INVALID_ARGUMENT,

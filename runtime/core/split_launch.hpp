@@ -14,9 +14,9 @@ namespace xpurt::core {
 
 struct SplitArgInput {
   TaskQueue::ArgInput arg;  // a MEMORY_VIEW argument's view must be COHERENT
-  XpurtRangeMapper mapper;
-  size_t pitch;  // bytes per item of the split dimension
-  size_t halo;   // items before and after the chunk's own (NEIGHBORHOOD)
+  uint32_t mapper;          // an XpurtRangeMapper as the application gave it (checked here)
+  size_t pitch;             // bytes per item of the split dimension
+  size_t halo;              // items before and after the chunk's own (NEIGHBORHOOD)
 };
 
 // kernels[i] is the kernel for queues[i]'s device; the counts are equal.
