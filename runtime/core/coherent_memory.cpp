@@ -89,6 +89,15 @@ MemoryView &CoherentMemory::copyFor(Device &device) {
   for (const Copy &c : copies_)
     if (c.device == &device) return *c.view;
   Ref<MemoryView> view = MemoryView::createCopyOf(Ref<Device>(&device), *this);
+  // A copy that found the host memory locked by another copy (CUDA registers it for every
+  // GPU) copies from it as locked memory while its commands run: the copy that locked it stays
+  // until then.
+  if (view->hostCopyLockedElsewhere())
+    for (const Copy &c : copies_)
+      if (c.view->pinsHostCopy()) {
+        view->keepAlongside(c.view);
+        break;
+      }
   return *copies_.emplace_back(Copy{&device, std::move(view)}).view;
 }
 

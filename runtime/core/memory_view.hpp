@@ -42,6 +42,13 @@ class MemoryView : public Object {
   bool hostCopyIsLocked() const {
     return ownsHost_ || pinnedHost_ || lockedHost_ || type_ != XPURT_ALLOC_TYPE_DEVICE;
   }
+  // Whether this view locked the application's memory (and unlocks it when it goes), or found
+  // it locked already.
+  bool pinsHostCopy() const { return pinnedHost_; }
+  bool hostCopyLockedElsewhere() const { return lockedHost_; }
+  // Keeps `other` alive as long as this view: the view that locked the memory this one found
+  // locked (see CoherentMemory::copyFor).
+  void keepAlongside(Ref<MemoryView> other) { alongside_ = std::move(other); }
 
   // Resolves XPURT_WHOLE_SIZE and checks [offset, offset + size) lies inside the view.
   size_t checkedRange(size_t offset, size_t size, const char *what) const;
@@ -61,6 +68,7 @@ class MemoryView : public Object {
   bool lockedHost_ = false;  // the application's memory, page-locked already (not by this view)
   std::shared_ptr<CoherentMemory> coherent_;  // COHERENT views
   std::shared_ptr<void> hostOwner_;           // keeps host_ alive where another object owns it
+  Ref<MemoryView> alongside_;                 // released after this view's own memory
 };
 
 }  // namespace xpurt::core
