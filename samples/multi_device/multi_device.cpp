@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -67,6 +68,20 @@ struct Run {
   double seconds;
   double enqueueSeconds;  // of the steps' commands, before the wait for them
 };
+
+// Runs step(0) (compiles, warms up, brings each device its data: not timed), then steps 1 to
+// `steps`; syncAll() waits for every queue. Returns the seconds of the steps, and of
+// enqueueing them.
+template <class Step, class SyncAll>
+std::pair<double, double> timedSteps(int steps, Step step, SyncAll syncAll) {
+  step(0);
+  syncAll();
+  auto start = Clock::now();
+  for (int n = 1; n <= steps; ++n) step(n);
+  double enqueued = std::chrono::duration<double>(Clock::now() - start).count();
+  syncAll();
+  return {std::chrono::duration<double>(Clock::now() - start).count(), enqueued};
+}
 
 // `steps` Jacobi steps of `initial` split over `devices`; the time is of the steps alone.
 Run runSplit(const std::vector<xpurt::Device> &devices, const Grid &initial, int steps) {
@@ -121,13 +136,9 @@ Run runSplit(const std::vector<xpurt::Device> &devices, const Grid &initial, int
       }
     }
   };
-  step(0);  // compiles and warms up: not timed
-  for (Slab &s : slabs) s.queue.sync();
-  auto start = Clock::now();
-  for (int n = 1; n <= steps; ++n) step(n);
-  double enqueued = std::chrono::duration<double>(Clock::now() - start).count();
-  for (Slab &s : slabs) s.queue.sync();
-  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  auto [seconds, enqueued] = timedSteps(steps, step, [&] {
+    for (Slab &s : slabs) s.queue.sync();
+  });
 
   Grid result{width, height, std::vector<float>(initial.cells.size())};
   int last = (steps + 1) % 2;  // the output of the last step
@@ -172,13 +183,9 @@ Run runCoherent(const std::vector<xpurt::Device> &devices, const Grid &initial, 
                       xpurt::Arg::write(out, (p.firstRow + 1) * rowBytes, p.rows * rowBytes), width,
                       p.firstRow, height});
   };
-  step(0);  // compiles, warms up and brings each device its rows: not timed
-  for (Part &p : parts) p.queue.sync();
-  auto start = Clock::now();
-  for (int n = 1; n <= steps; ++n) step(n);
-  double enqueued = std::chrono::duration<double>(Clock::now() - start).count();
-  for (Part &p : parts) p.queue.sync();
-  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  auto [seconds, enqueued] = timedSteps(steps, step, [&] {
+    for (Part &p : parts) p.queue.sync();
+  });
 
   const xpurt::CoherentArray<float> &last = grids[(steps + 1) % 2];
   parts[0].queue.copyToHost(last, rowBytes, static_cast<size_t>(height) * rowBytes);
@@ -211,13 +218,9 @@ Run runSplitLaunch(const std::vector<xpurt::Device> &devices, const Grid &initia
                        {xpurt::SplitArg::rows(in, xpurt::Access::Read, rowBytes, 1),
                         xpurt::SplitArg::rows(out, xpurt::Access::Write, rowBytes), width, height});
   };
-  step(0);  // compiles, warms up and brings each device its rows: not timed
-  for (xpurt::TaskQueue &q : queues) q.sync();
-  auto start = Clock::now();
-  for (int n = 1; n <= steps; ++n) step(n);
-  double enqueued = std::chrono::duration<double>(Clock::now() - start).count();
-  for (xpurt::TaskQueue &q : queues) q.sync();
-  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  auto [seconds, enqueued] = timedSteps(steps, step, [&] {
+    for (xpurt::TaskQueue &q : queues) q.sync();
+  });
 
   const xpurt::CoherentArray<float> &last = grids[(steps + 1) % 2];
   queues[0].copyToHost(last);

@@ -55,7 +55,19 @@ class CoherentViewTest : public DeviceTest {
   bool copyIsHostMemory() const { return device.info().deviceMemoryIsHostMemory; }
 };
 
-// want[i] = first + i + add
+// The call throws an Error of that code whose message holds the phrase.
+template <class Call>
+void expectRefused(Call &&call, XpurtResult code, const char *phrase) {
+  try {
+    call();
+    ADD_FAILURE() << "accepted; expected a message with: " << phrase;
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
+  }
+}
+
+// want[i] = first + i
 void expectValues(const std::vector<int32_t> &got, int32_t first, const std::string &what) {
   for (size_t i = 0; i < got.size(); ++i)
     ASSERT_EQ(got[i], first + static_cast<int32_t>(i)) << what << ", element " << i;
@@ -314,15 +326,6 @@ TEST_P(CoherentViewTest, EveryChunkReadsAllOfAViewMappedWhole) {
 }
 
 TEST_P(CoherentViewTest, ABadSplitLaunchSubmitsNothingAndSaysWhy) {
-  auto expectRefused = [](auto &&call, XpurtResult code, const char *phrase) {
-    try {
-      call();
-      ADD_FAILURE() << "accepted; expected a message with: " << phrase;
-    } catch (const Error &e) {
-      EXPECT_EQ(e.code(), code) << e.what();
-      EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
-    }
-  };
   for (Partner &p : partners()) {
     SCOPED_TRACE(GetParam().name + " with " + p.name);
     CoherentArray<int32_t> in(kN), out(kN);
@@ -379,15 +382,6 @@ TEST_P(CoherentViewTest, ABadSplitLaunchSubmitsNothingAndSaysWhy) {
 }
 
 TEST_P(CoherentViewTest, MisuseIsRefusedAndSaysWhy) {
-  auto expectRefused = [](auto &&call, XpurtResult code, const char *phrase) {
-    try {
-      call();
-      ADD_FAILURE() << "accepted; expected a message with: " << phrase;
-    } catch (const Error &e) {
-      EXPECT_EQ(e.code(), code) << e.what();
-      EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
-    }
-  };
   CoherentArray<int32_t> a(kN);
   expectRefused([&] { (void)a.devicePtr(); }, XPURT_ERROR_UNSUPPORTED, "no one device pointer");
   expectRefused([&] { MemoryView(device, nullptr, 64, AllocType::Coherent); },
