@@ -78,6 +78,8 @@ EXTERNAL_FILES = [
     r"(llvm|clang|LLVMSPIRVLib|spirv-tools|tbb|oneapi|gtest|benchmark|spdlog|CL)/.+\.(h|hpp)",
     # The index tools/icpx-corpus/fetch.py writes beside the modules it fetches.
     r"corpus\.txt",
+    # The kernel time model the runtime writes into the JIT cache folder (kernel_time_model.hpp).
+    r"kernel-times\.txt",
 ]
 EXTERNAL_FILES = [re.compile(p) for p in EXTERNAL_FILES]
 

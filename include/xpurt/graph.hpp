@@ -8,6 +8,9 @@
 //   xpurt::GraphExec exec = graph.instantiate(device);
 //   for (int frame = 0; frame < 100; ++frame) queue.launch(exec);
 //   queue.sync();
+//
+// Across devices: graph.pin(run, gpu) or leave nodes to the runtime, then
+// graph.instantiate({cpu, gpu}); COHERENT views (CoherentArray) follow the nodes.
 #pragma once
 
 #include <xpurt/xpurt.hpp>
@@ -35,6 +38,12 @@ class GraphExec : public detail::Handle<XpurtGraphExec> {
   void setArg(GraphNode node, uint32_t index, const Arg &arg) {
     XpurtKernelArg c = arg.toC();
     detail::check(xpurtGraphExecSetKernelArg(h_, node.id, index, &c));
+  }
+  // The device node runs on (placed at instantiation).
+  Device deviceOf(GraphNode node) const {
+    XpurtDevice d = nullptr;
+    detail::check(xpurtGraphExecGetNodeDevice(h_, node.id, &d));
+    return Device::adopt(d);
   }
 
  private:
@@ -174,6 +183,20 @@ class Graph : public detail::Handle<XpurtGraph> {
     XpurtGraphExec e = nullptr;
     detail::check(xpurtGraphInstantiate(h_, device.handle(), &e));
     return GraphExec::adopt(e);
+  }
+  // Across devices: each node on one of them, where pinned or where the runtime places it
+  // (xpurtGraphInstantiateOnDevices).
+  GraphExec instantiate(const std::vector<Device> &devices) const {
+    std::vector<XpurtDevice> handles;
+    for (const Device &d : devices) handles.push_back(d.handle());
+    XpurtGraphExec e = nullptr;
+    detail::check(xpurtGraphInstantiateOnDevices(h_, static_cast<uint32_t>(handles.size()),
+                                                 handles.data(), &e));
+    return GraphExec::adopt(e);
+  }
+  // Runs node on device in graphs instantiated across devices; an empty Device unpins it.
+  void pin(GraphNode node, const Device &device) {
+    detail::check(xpurtGraphSetNodeDevice(h_, node.id, device ? device.handle() : nullptr));
   }
 
  private:

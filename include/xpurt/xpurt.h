@@ -228,11 +228,12 @@ XPURT_API XpurtResult xpurtNewMemoryViewForContext(XpurtContext context, size_t 
  *   the host memory) run in the order they were enqueued when one of them writes, as commands
  *   of an out-of-order queue do: a command needs no future to see what another device wrote.
  * A launch declares its view arguments (xpurtLaunchKernel) or accesses (xpurtLaunchWithAccess;
- * a params view is read whole). Memory of a COHERENT view cannot be in a graph, has no device
- * pointer (xpurtDevicePtr: UNSUPPORTED). The host memory is the view's while it lives (a
- * device whose memory is host memory, the CPU, uses it as its copy and writes it): the
- * application reads it after an xpurtCopyToHost has completed and writes it before an
- * xpurtCopyToDevice of those bytes. */
+ * a params view is read whole). Graph nodes may use COHERENT views as queues do (their
+ * copies are the runtime's when a launch runs each node; a host callback cannot declare
+ * one). A COHERENT view has no device pointer (xpurtDevicePtr: UNSUPPORTED). The host memory is the
+ * view's while it lives (a device whose memory is host memory, the CPU, uses it as its copy and
+ * writes it): the application reads it after an xpurtCopyToHost has completed and writes it before
+ * an xpurtCopyToDevice of those bytes. */
 XPURT_API XpurtResult xpurtNewCoherentMemoryView(void *appMemory, size_t size,
                                                  XpurtMemoryView *view);
 XPURT_API XpurtResult xpurtHostPtr(XpurtMemoryView view, void **ptr);
@@ -356,8 +357,8 @@ XPURT_API XpurtResult xpurtCopyToHost(XpurtTaskQueue queue, XpurtMemoryView view
  * peer copy where the driver allows (CUDA: peer access, enabled on the first copy of a pair;
  * Level Zero: devices of one context that reach each other's memory); otherwise the other
  * device's own queue copies to or from the host memory on this side, or each device copies
- * half through page-locked host memory. Not in graphs (a graph's nodes use memory of the device
- * it is instantiated for). */
+ * half through page-locked host memory. In graphs, a copy between DEVICE views of two devices is
+ * refused (a node runs on one device): use a COHERENT view, which follows the nodes. */
 XPURT_API XpurtResult xpurtCopyMemoryView(XpurtTaskQueue queue, XpurtMemoryView dst,
                                           XpurtMemoryView src, size_t dstOffset, size_t srcOffset,
                                           size_t size, XpurtFuture *future);
@@ -565,13 +566,37 @@ XPURT_API XpurtResult xpurtQueueEndCapture(XpurtTaskQueue queue);
 
 /* Checks every node against device (its views and kernels must be usable there) and lowers
  * the graph for it: a DAG of dependency counters on oneTBB on the CPU, one CUDA graph on a
- * CUDA device, regular command lists recorded once on Level Zero. A cycle is
- * INVALID_ARGUMENT. Later changes to graph do not change the executable graph. */
+ * CUDA device, regular command lists recorded once on Level Zero; a graph that uses COHERENT
+ * views runs as one instantiated for this device alone by xpurtGraphInstantiateOnDevices. A
+ * cycle, or a node pinned to another device, is INVALID_ARGUMENT. Later changes to graph do
+ * not change the executable graph. */
 XPURT_API XpurtResult xpurtGraphInstantiate(XpurtGraph graph, XpurtDevice device,
                                             XpurtGraphExec *exec);
-/* Runs the executable graph on queue (of its device) after what was enqueued before, as a
- * barrier would, and after its own previous launch (launches of one executable graph never
- * overlap); what is enqueued after runs after it. The future's time spans the whole graph. */
+/* Graphs across devices. xpurtGraphSetNodeDevice pins node to device (NULL: unpins it);
+ * xpurtGraphInstantiateOnDevices makes an executable graph whose every node runs on one of
+ * numDevices devices (distinct): a pinned node where it is pinned; a node on memory of one
+ * device (DEVICE or SHARED views) there; a kernel launch wherever its module's SPIR-V loads
+ * (loaded on first use, a native module's kernels on its own device only); every other node
+ * where the runtime expects it to finish first, from where the COHERENT data it reads is up to
+ * date and what its kernel took on each kind of device in earlier launches of graphs placed
+ * this way (learned per kernel and device model, kept in the JIT cache folder as
+ * kernel-times.txt; a kernel not yet measured on some device goes there first, to be). Nodes
+ * are placed once, at instantiation. A launch runs each node after its predecessors, those on
+ * other devices included; COHERENT views are copied between devices as the nodes need them,
+ * as for queues. A node that can run on none of the devices, or a pin to a device not among
+ * them, is INVALID_ARGUMENT naming the node and why. xpurtGraphExecGetNodeDevice gives the
+ * device a node of the graph runs on (a new reference: release it). */
+XPURT_API XpurtResult xpurtGraphSetNodeDevice(XpurtGraph graph, XpurtGraphNode node,
+                                              XpurtDevice device);
+XPURT_API XpurtResult xpurtGraphInstantiateOnDevices(XpurtGraph graph, uint32_t numDevices,
+                                                     const XpurtDevice *devices,
+                                                     XpurtGraphExec *exec);
+XPURT_API XpurtResult xpurtGraphExecGetNodeDevice(XpurtGraphExec exec, XpurtGraphNode node,
+                                                  XpurtDevice *device);
+/* Runs the executable graph on queue (of its device, or of any of its devices) after what was
+ * enqueued before, as a barrier would, and after its own previous launch (launches of one
+ * executable graph never overlap); what is enqueued after runs after it. The future's time
+ * spans the whole graph. */
 XPURT_API XpurtResult xpurtQueueLaunchGraph(XpurtTaskQueue queue, XpurtGraphExec exec,
                                             XpurtFuture *future);
 /* For launches made after the call: every use of view `from` by the graph's nodes becomes a

@@ -1,9 +1,11 @@
 // Graphs, their capture from queues, and executable graphs.
 #include "api_common.hpp"
+#include "core/graph_across_devices.hpp"
 #include "core/graph_exec.hpp"
 #include "core/task_queue.hpp"
 
 #include <cstring>
+#include <initializer_list>
 
 using namespace xpurt;
 
@@ -44,15 +46,16 @@ core::CommandBuilder builderFor(core::Device &device) {
   return core::CommandBuilder(Ref<core::Device>(&device), XPURT_ENGINE_ANY);
 }
 
+// The builder for a node on views: of the device of the first that is not COHERENT; of no
+// device for COHERENT views alone, which every device may use.
+core::CommandBuilder builderFor(std::initializer_list<const MemoryView *> views) {
+  for (const MemoryView *v : views)
+    if (!v->isCoherent()) return builderFor(v->device());
+  return core::CommandBuilder(nullptr, XPURT_ENGINE_ANY);
+}
+
 Ref<MemoryView> view(XpurtMemoryView handle, const char *what) {
-  Ref<MemoryView> v = api::lookup<MemoryView>(handle, what);
-  if (v->isCoherent())
-    core::fail(XPURT_ERROR_UNSUPPORTED,
-               "{}: a COHERENT memory view cannot be a graph node's memory: a graph's nodes use "
-               "memory of the device it is instantiated for; use views of that device in the "
-               "graph",
-               what);
-  return v;
+  return api::lookup<MemoryView>(handle, what);
 }
 
 // The declared accesses, their views looked up (and kept alive in views).
@@ -97,7 +100,7 @@ XPURT_API XpurtResult xpurtGraphAddCopyToDevice(XpurtGraph graph, XpurtMemoryVie
                                                 const XpurtGraphNode *deps, XpurtGraphNode *node) {
   return addNode("xpurtGraphAddCopyToDevice", graph, numDeps, deps, node, [&] {
     auto mv = view(v, "view");
-    return commandNode(builderFor(mv->device()).copyToDevice(*mv, offset, size));
+    return commandNode(builderFor({mv.get()}).copyToDevice(*mv, offset, size));
   });
 }
 
@@ -106,7 +109,7 @@ XPURT_API XpurtResult xpurtGraphAddCopyToHost(XpurtGraph graph, XpurtMemoryView 
                                               const XpurtGraphNode *deps, XpurtGraphNode *node) {
   return addNode("xpurtGraphAddCopyToHost", graph, numDeps, deps, node, [&] {
     auto mv = view(v, "view");
-    return commandNode(builderFor(mv->device()).copyToHost(*mv, offset, size));
+    return commandNode(builderFor({mv.get()}).copyToHost(*mv, offset, size));
   });
 }
 
@@ -118,7 +121,7 @@ XPURT_API XpurtResult xpurtGraphAddCopyMemoryView(XpurtGraph graph, XpurtMemoryV
   return addNode("xpurtGraphAddCopyMemoryView", graph, numDeps, deps, node, [&] {
     auto d = view(dst, "dst");
     auto s = view(src, "src");
-    return commandNode(builderFor(d->device()).copyView(*d, *s, dstOffset, srcOffset, size));
+    return commandNode(builderFor({d.get(), s.get()}).copyView(*d, *s, dstOffset, srcOffset, size));
   });
 }
 
@@ -128,7 +131,7 @@ XPURT_API XpurtResult xpurtGraphAddFill(XpurtGraph graph, XpurtMemoryView v, siz
                                         XpurtGraphNode *node) {
   return addNode("xpurtGraphAddFill", graph, numDeps, deps, node, [&] {
     auto mv = view(v, "view");
-    return commandNode(builderFor(mv->device()).fill(*mv, offset, size, pattern, patternSize));
+    return commandNode(builderFor({mv.get()}).fill(*mv, offset, size, pattern, patternSize));
   });
 }
 
@@ -182,6 +185,12 @@ XPURT_API XpurtResult xpurtGraphAddHostCallback(XpurtGraph graph, XpurtHostFunc 
     // A host callback touches host copies: a DEVICE view's is memory of its own.
     for (size_t i = 0; i < inputs.size(); ++i) {
       const auto &a = inputs[i];
+      if (a.view->isCoherent())
+        core::fail(XPURT_ERROR_UNSUPPORTED,
+                   "accesses[{}]: a host callback cannot declare a COHERENT memory view, whose "
+                   "host memory is up to date only after a copy to the host; add a "
+                   "xpurtGraphAddCopyToHost node of the range and make the callback depend on it",
+                   i);
       size_t size = a.view->checkedRange(a.offset, a.size, "xpurtGraphAddHostCallback (accesses)");
       if (a.access != XPURT_ACCESS_READ_WRITE && a.access != XPURT_ACCESS_READ &&
           a.access != XPURT_ACCESS_WRITE)
@@ -295,6 +304,45 @@ XPURT_API XpurtResult xpurtGraphInstantiate(XpurtGraph graph, XpurtDevice device
     auto d = api::lookup<core::Device>(device, "device");
     api::checkOut(exec, "exec");
     api::publish(exec, core::instantiateGraph(*g, *d));
+  });
+}
+
+XPURT_API XpurtResult xpurtGraphSetNodeDevice(XpurtGraph graph, XpurtGraphNode node,
+                                              XpurtDevice device) {
+  return api::guarded("xpurtGraphSetNodeDevice", [&] {
+    auto g = api::lookup<core::Graph>(graph, "graph");
+    Ref<core::Device> d = device ? api::lookup<core::Device>(device, "device") : nullptr;
+    g->pin(node, std::move(d));
+  });
+}
+
+XPURT_API XpurtResult xpurtGraphInstantiateOnDevices(XpurtGraph graph, uint32_t numDevices,
+                                                     const XpurtDevice *devices,
+                                                     XpurtGraphExec *exec) {
+  return api::guarded("xpurtGraphInstantiateOnDevices", [&] {
+    auto g = api::lookup<core::Graph>(graph, "graph");
+    if (numDevices && !devices)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} devices announced but devices is NULL",
+                 numDevices);
+    std::vector<Ref<core::Device>> list;
+    for (uint32_t i = 0; i < numDevices; ++i)
+      list.push_back(api::lookup<core::Device>(devices[i], "devices[i]"));
+    api::checkOut(exec, "exec");
+    api::publish(exec,
+                 core::instantiateAcrossDevices(core::GraphProgram::flatten(*g->snapshot()), list));
+  });
+}
+
+XPURT_API XpurtResult xpurtGraphExecGetNodeDevice(XpurtGraphExec exec, XpurtGraphNode node,
+                                                  XpurtDevice *device) {
+  return api::guarded("xpurtGraphExecGetNodeDevice", [&] {
+    auto e = api::lookup<core::GraphExec>(exec, "exec");
+    api::checkOut(device, "device");
+    uint32_t count = static_cast<uint32_t>(e->program()->topLevel.size());
+    if (node >= count)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "node {} is not a node of the graph: it has {} nodes", node, count);
+    api::publish(device, Ref<core::Device>(&e->deviceOfNode(node)));
   });
 }
 

@@ -233,12 +233,23 @@ class Module : public Object {
   // The SPIR-V the module was loaded from, which linking reads; empty for a native module.
   // Set by the module loader before the module is handed out, never changed after.
   std::span<const std::byte> spirv() const { return spirv_; }
-  void keepSpirv(std::span<const std::byte> bytes) { spirv_.assign(bytes.begin(), bytes.end()); }
+  // The options it was built with, which loading it on another device reads.
+  const ModuleOptions &options() const { return options_; }
+  void keepSpirv(std::span<const std::byte> bytes, const ModuleOptions &options) {
+    spirv_.assign(bytes.begin(), bytes.end());
+    options_ = options;
+  }
+  // The same SPIR-V loaded on `device` with the same options (this module itself on its own
+  // device), loaded on first use and kept: module_loader.cpp. UNSUPPORTED for a native module.
+  Ref<Module> loadedOn(Device &device);
 
  private:
   Ref<Device> device_;
   std::string name_;
   std::vector<std::byte> spirv_;
+  ModuleOptions options_;
+  std::mutex copiesMutex_;
+  std::vector<std::pair<Device *, Ref<Module>>> copies_;  // loadedOn's, one per device
 };
 
 struct KernelArgs;  // command.hpp

@@ -9,7 +9,9 @@
 namespace xpurt::core {
 
 void MemoryRef::appendUses(std::vector<MemoryUse> &uses) const {
-  auto begin = reinterpret_cast<uintptr_t>(pointer());
+  // A COHERENT view has no storage of its own: its host memory names its bytes.
+  auto begin = view->isCoherent() ? reinterpret_cast<uintptr_t>(view->hostPtr()) + offset
+                                  : reinterpret_cast<uintptr_t>(pointer());
   if (access != XPURT_ACCESS_WRITE) uses.push_back({begin, begin + size, false});
   if (access != XPURT_ACCESS_READ) uses.push_back({begin, begin + size, true});
 }
@@ -62,9 +64,13 @@ std::vector<MemoryUse> Command::memoryUses() const {
 
 CommandBuilder::CommandBuilder(Ref<Device> device, XpurtEngine engine)
     : device_(std::move(device)), engine_(engine) {
-  XpurtDeviceInfo info = device_->info();
-  maxTaskCount_ = info.maxTaskCount;
-  maxWorkGroupSize_ = info.maxWorkGroupSize;
+  if (device_) {
+    XpurtDeviceInfo info = device_->info();
+    maxTaskCount_ = info.maxTaskCount;
+    maxWorkGroupSize_ = info.maxWorkGroupSize;
+  } else {
+    maxTaskCount_ = maxWorkGroupSize_ = ~uint64_t{0};
+  }
   if (engine_ != XPURT_ENGINE_ANY && engine_ != XPURT_ENGINE_COMPUTE &&
       engine_ != XPURT_ENGINE_COPY)
     fail(XPURT_ERROR_INVALID_ARGUMENT,
@@ -78,13 +84,12 @@ static constexpr const char *kUseOwnMemory =
     "device (xpurtCopyMemoryView on a queue copies between devices)";
 
 void CommandBuilder::checkView(const MemoryView &view, const char *what) const {
-  // Queues run commands on their device's copy of a COHERENT view; what reaches here is a
-  // graph node.
-  if (view.isCoherent())
-    fail(XPURT_ERROR_UNSUPPORTED,
-         "{}: a COHERENT memory view cannot be a graph node's memory: a graph's nodes use memory "
-         "of the device it is instantiated for; use views of that device in the graph",
-         what);
+  // Memory of every device: a queue runs the command on its device's copy (TaskQueue::copyOn);
+  // what reaches here is a graph node, which a queue submits the same way when it runs.
+  if (view.isCoherent()) return;
+  if (!device_)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "{}: a command on COHERENT memory views alone cannot take a view of one device", what);
   if (&view.device().backend() != &device_->backend())
     fail(XPURT_ERROR_INVALID_ARGUMENT,
          "{}: the memory view belongs to a {} device, but this runs on a {} device; {}", what,

@@ -1,6 +1,6 @@
 // The CommandBuilder makes every check of a queue operation once (views and their devices,
 // ranges, kernels and their argument signatures, launch dimensions, engines) and gives a
-// Command that needs none: queues use it now, graph recording later.
+// Command that needs none, for queues and graphs alike.
 #pragma once
 
 #include "command.hpp"
@@ -12,6 +12,7 @@ namespace xpurt::core {
 class CommandBuilder {
  public:
   // Commands for a queue of engine `engine` on `device`: a copy engine takes no launches.
+  // device may be null for graph nodes on COHERENT views alone, which no one device owns.
   CommandBuilder(Ref<Device> device, XpurtEngine engine);
 
   Device &device() const { return *device_; }

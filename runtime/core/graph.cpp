@@ -123,6 +123,17 @@ void Graph::addDependencies(std::span<const uint32_t> from, std::span<const uint
   for (size_t i = 0; i < from.size(); ++i) addOnce(body.nodes[to[i]].deps, from[i]);
 }
 
+void Graph::pin(uint32_t node, Ref<Device> device) {
+  std::lock_guard lock(mutex_);
+  uint32_t count = static_cast<uint32_t>(body_->nodes.size());
+  if (node >= count)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "node {} is not a node of the graph: it has {} node{} (numbered from 0 in the order they "
+         "were added)",
+         node, count, count == 1 ? "" : "s");
+  writable().nodes[node].device = std::move(device);
+}
+
 std::shared_ptr<const GraphBody> Graph::snapshot() const {
   std::lock_guard lock(mutex_);
   return body_;

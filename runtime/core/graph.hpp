@@ -2,7 +2,8 @@
 // nodes, each checked when it is added (the CommandBuilder's checks) and ordered after its
 // explicit dependencies and after the earlier nodes whose declared memory it conflicts with.
 // Instantiating it for a device flattens it (GraphProgram, graph_exec.hpp) and hands it to the
-// device's lowering (GraphExec); nodes are numbered in the order they were added.
+// device's lowering (GraphExec); instantiating it for several devices places each node on one
+// of them (graph_across_devices.hpp). Nodes are numbered in the order they were added.
 #pragma once
 
 #include "command.hpp"
@@ -26,6 +27,9 @@ struct GraphNode {
   std::shared_ptr<const GraphBody> child;  // Child: the graph as it was when added
   std::vector<uint32_t> deps;              // nodes it runs after (no duplicates)
   std::vector<MemoryUse> uses;             // what it declares (a child graph: all of its nodes')
+  // Where it runs in a graph instantiated for several devices (null: where the runtime
+  // places it; graph_across_devices.hpp).
+  Ref<Device> device;
   // What the node is, for messages and DOT: "kernel 'saxpy'", "a copy of 64 bytes".
   std::string description() const;
 };
@@ -73,6 +77,8 @@ class Graph : public Object {
   // The nodes as they are now; later changes do not touch it.
   std::shared_ptr<const GraphBody> snapshot() const;
   uint32_t nodeCount() const;
+  // Pins node to device (null: unpins it). INVALID_ARGUMENT for an unknown node.
+  void pin(uint32_t node, Ref<Device> device);
   // The graph in Graphviz's DOT language: a node per node, labelled with its number and what
   // it does, an edge per dependency; a child graph is a cluster.
   std::string dot() const;

@@ -1,5 +1,7 @@
 #include "graph_exec.hpp"
 
+#include "graph_across_devices.hpp"
+
 #include "error.hpp"
 
 #include <algorithm>
@@ -31,6 +33,7 @@ std::vector<uint32_t> flattenInto(const GraphBody &body, uint32_t parent, const 
     f.kind = g.kind == GraphNode::Kind::Child ? GraphNode::Kind::Empty : g.kind;
     f.cmd = g.cmd;
     f.futures = g.futures;
+    f.pinned = g.device;
     f.number = static_cast<uint32_t>(i);
     f.parent = parent;
     entryOf[i] = exitOf[i] = static_cast<uint32_t>(out.nodes.size());
@@ -60,6 +63,15 @@ std::vector<uint32_t> flattenInto(const GraphBody &body, uint32_t parent, const 
 }
 
 }  // namespace
+
+bool usesCoherentView(const Command &cmd) {
+  bool any = (cmd.dst && cmd.dst.view->isCoherent()) || (cmd.src && cmd.src.view->isCoherent());
+  if (cmd.accesses)
+    for (const MemoryRef &r : *cmd.accesses) any = any || r.view->isCoherent();
+  if (cmd.args)
+    for (const KernelArgs::ViewArg &v : cmd.args->views) any = any || v.ref.view->isCoherent();
+  return any;
+}
 
 std::string GraphProgram::name(uint32_t node) const {
   std::string name = std::to_string(nodes[node].number);
@@ -122,6 +134,8 @@ std::shared_ptr<GraphProgram> GraphProgram::flatten(const GraphBody &body) {
     for (uint32_t e = first[i]; e < first[i + 1]; ++e) program->succs.push_back(position[succs[e]]);
     if (node.numPreds == 0) program->roots.push_back(k);
     if (node.kind == GraphNode::Kind::Command && node.cmd->isLaunch()) program->hasLaunches = true;
+    if (node.kind == GraphNode::Kind::Command && usesCoherentView(*node.cmd))
+      program->usesCoherent = true;
   }
   program->topLevel.reserve(top.size());
   for (uint32_t t : top) program->topLevel.push_back(position[t]);
@@ -156,7 +170,6 @@ void GraphExec::rebindView(MemoryView &from, MemoryView &to) {
          static_cast<int>(from.type()), static_cast<int>(to.type()));
   std::lock_guard update(updateMutex_);
   auto program = std::make_shared<GraphProgram>(*this->program());
-  CommandBuilder builder(device_, XPURT_ENGINE_ANY);
   bool used = false;
   auto rebind = [&](MemoryRef &ref) {
     if (ref.view.get() != &from) return false;
@@ -164,7 +177,8 @@ void GraphExec::rebindView(MemoryView &from, MemoryView &to) {
     used = true;
     return true;
   };
-  for (GraphProgram::Node &node : program->nodes) {
+  for (uint32_t k = 0; k < program->nodes.size(); ++k) {
+    GraphProgram::Node &node = program->nodes[k];
     if (node.kind != GraphNode::Kind::Command) continue;
     Command cmd = *node.cmd;
     bool changed = rebind(cmd.dst) | rebind(cmd.src);
@@ -183,7 +197,7 @@ void GraphExec::rebindView(MemoryView &from, MemoryView &to) {
       changed |= any;
     }
     if (!changed) continue;
-    builder.checkCommand(cmd, "rebinding a view");
+    checkRebound(k, cmd);
     node.cmd = std::make_shared<const Command>(std::move(cmd));
   }
   if (!used)
@@ -228,13 +242,20 @@ void GraphExec::setKernelArg(uint32_t node, uint32_t index, const CommandBuilder
   size_t offset[3], global[3], local[3];
   for (int d = 0; d < 3; ++d)
     offset[d] = r.globalOffset[d], global[d] = r.globalSize[d], local[d] = r.localSize[d];
-  CommandBuilder builder(device_, XPURT_ENGINE_ANY);
+  // Built as the node was, by its kernel's device, then checked where the node runs.
+  CommandBuilder builder(Ref<Device>(&cmd.kernel->module().device()), XPURT_ENGINE_ANY);
   Command rebuilt = builder.launchKernel(*cmd.kernel, inputs, r.workDim, offset, global, local);
   auto program = std::make_shared<GraphProgram>(*current);
   Command updated = cmd;
   updated.args = std::move(rebuilt.args);
+  checkRebound(current->topLevel[node], updated);
   program->nodes[current->topLevel[node]].cmd = std::make_shared<const Command>(std::move(updated));
   replaceProgram(std::move(program));
+}
+
+void GraphExec::checkRebound(uint32_t node, const Command &cmd) const {
+  (void)node;
+  CommandBuilder(device_, XPURT_ENGINE_ANY).checkCommand(cmd, "rebinding");
 }
 
 // ---- instantiation ----------------------------------------------------------------------
@@ -245,9 +266,18 @@ Ref<GraphExec> Device::lowerGraph(std::shared_ptr<const GraphProgram> program) {
 
 Ref<GraphExec> instantiateGraph(const Graph &graph, Device &device) {
   std::shared_ptr<GraphProgram> program = GraphProgram::flatten(*graph.snapshot());
+  if (program->usesCoherent) {
+    std::vector<Ref<Device>> devices{Ref<Device>(&device)};
+    return instantiateAcrossDevices(std::move(program), devices);
+  }
   CommandBuilder builder(Ref<Device>(&device), XPURT_ENGINE_ANY);
   for (uint32_t k = 0; k < program->nodes.size(); ++k) {
     const GraphProgram::Node &node = program->nodes[k];
+    if (node.pinned && node.pinned.get() != &device)
+      fail(XPURT_ERROR_INVALID_ARGUMENT,
+           "node {} ({}) is pinned to {}, but the graph is instantiated for {} alone; instantiate "
+           "it for both (xpurtGraphInstantiateOnDevices), or unpin the node",
+           program->name(k), program->description(k), node.pinned->label(), device.label());
     if (node.kind != GraphNode::Kind::Command) continue;
     try {
       builder.checkCommand(*node.cmd, "");

@@ -30,12 +30,14 @@ struct GraphProgram {
     uint32_t numSuccs = 0;
     uint32_t number = 0;    // in the graph the node was added to
     uint32_t parent = ~0u;  // inside a child graph: the child's entry node
+    Ref<Device> pinned;     // GraphNode::device
   };
   std::vector<Node> nodes;
   std::vector<uint32_t> succs;
   std::vector<uint32_t> roots;     // nodes without predecessors
   std::vector<uint32_t> topLevel;  // a node of the instantiated graph -> its index in nodes
   bool hasLaunches = false;
+  bool usesCoherent = false;  // some node uses a COHERENT memory view
 
   std::span<const uint32_t> successors(uint32_t node) const {
     return {succs.data() + nodes[node].firstSucc, nodes[node].numSuccs};
@@ -77,7 +79,15 @@ class GraphExec : public Object {
   GraphExec(Ref<Device> device, std::shared_ptr<const GraphProgram> program)
       : Object(kKind), device_(std::move(device)), program_(std::move(program)) {}
 
+  // The device it was instantiated for (the first, for several).
   Device &device() const { return *device_; }
+  // Whether a queue of `device` may launch it.
+  virtual bool runsOn(const Device &device) const { return &device == device_.get(); }
+  // The device node (a node of the instantiated graph) runs on.
+  virtual Device &deviceOfNode(uint32_t node) const {
+    (void)node;
+    return *device_;
+  }
   // The program as bound now.
   std::shared_ptr<const GraphProgram> program() const {
     std::lock_guard lock(mutex_);
@@ -103,6 +113,8 @@ class GraphExec : public Object {
  protected:
   // A new binding, for lowerings that keep the program in a form of their own.
   virtual void programChanged(const GraphProgram &program) { (void)program; }
+  // Throws if the rebound command of program node `node` cannot run where the node runs.
+  virtual void checkRebound(uint32_t node, const Command &cmd) const;
 
  private:
   void replaceProgram(std::shared_ptr<const GraphProgram> program);
@@ -115,7 +127,11 @@ class GraphExec : public Object {
   Ref<Event> lastLaunch_;
 };
 
-// Checks every node of graph for device, flattens it and has the device lower it.
+// Whether the command uses a COHERENT memory view.
+bool usesCoherentView(const Command &cmd);
+
+// Checks every node of graph for device, flattens it and has the device lower it; a graph on
+// COHERENT views runs as one across devices does (graph_across_devices.hpp), on one.
 Ref<GraphExec> instantiateGraph(const Graph &graph, Device &device);
 
 }  // namespace xpurt::core

@@ -143,8 +143,22 @@ Ref<Module> loadMemory(Device &device, const void *data, size_t size,
 Ref<Module> loadSpirvModule(Device &device, std::span<const std::byte> spirv,
                             const std::string &name, const ModuleOptions &options) {
   Ref<Module> module = device.loadSpirv(spirv, name, options);
-  module->keepSpirv(spirv);
+  module->keepSpirv(spirv, options);
   return module;
+}
+
+Ref<Module> Module::loadedOn(Device &device) {
+  if (&device == &this->device()) return Ref<Module>(this);
+  if (spirv_.empty())
+    fail(XPURT_ERROR_UNSUPPORTED,
+         "module '{}' is a native library of {}: its kernels run there only, not on {}", name(),
+         this->device().label(), device.label());
+  std::lock_guard lock(copiesMutex_);
+  for (const auto &[d, m] : copies_)
+    if (d == &device) return m;
+  Ref<Module> copy = loadSpirvModule(device, spirv_, name(), options_);
+  copies_.emplace_back(&device, copy);
+  return copy;
 }
 
 Ref<Module> loadModule(Device &device, const ModuleSource &source, const ModuleOptions &options) {

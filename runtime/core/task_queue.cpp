@@ -181,20 +181,37 @@ Ref<Event> TaskQueue::submitCommand(Command &&cmd) {
   return submitWithEvent(std::move(cmd), ordering);
 }
 
+Ref<Event> TaskQueue::captureCoherent(Command &&cmd) {
+  std::vector<MemoryUse> uses;
+  if (cmd.declaresMemory() && options_.outOfOrder) uses = cmd.memoryUses();
+  Ordering ordering = cmd.declaresMemory() ? Ordering::Declared : Ordering::Fence;
+  std::lock_guard lock(submitMutex_);
+  if (!capture_)
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "the queue's capture ended (on another thread) while a command on a COHERENT view was "
+         "enqueued; nothing was enqueued: enqueue it again");
+  capture(std::move(cmd), ordering, uses);
+  return nullptr;
+}
+
 Ref<Event> TaskQueue::copyToDevice(MemoryView &view, size_t offset, size_t size) {
-  if (view.isCoherent()) return coherentCopyToDevice(view, offset, size);
-  return submitCommand(builder_.copyToDevice(view, offset, size));
+  if (!view.isCoherent()) return submitCommand(builder_.copyToDevice(view, offset, size));
+  if (capturing()) return captureCoherent(builder_.copyToDevice(view, offset, size));
+  return coherentCopyToDevice(view, offset, size);
 }
 
 Ref<Event> TaskQueue::copyToHost(MemoryView &view, size_t offset, size_t size) {
-  if (view.isCoherent()) return coherentCopyToHost(view, offset, size);
-  return submitCommand(builder_.copyToHost(view, offset, size));
+  if (!view.isCoherent()) return submitCommand(builder_.copyToHost(view, offset, size));
+  if (capturing()) return captureCoherent(builder_.copyToHost(view, offset, size));
+  return coherentCopyToHost(view, offset, size);
 }
 
 Ref<Event> TaskQueue::copyView(MemoryView &dst, MemoryView &src, size_t dstOffset, size_t srcOffset,
                                size_t size) {
   // A graph's nodes run on the device it is instantiated for: the builder's checks, which
   // refuse other devices' memory, saying so.
+  if ((dst.isCoherent() || src.isCoherent()) && capturing())
+    return captureCoherent(builder_.copyView(dst, src, dstOffset, srcOffset, size));
   if (dst.isCoherent() || src.isCoherent()) {
     size = checkedCopySize(dst, src, dstOffset, srcOffset, size);
     std::vector<CoherentAccess> uses;
@@ -313,6 +330,7 @@ Ref<Event> TaskQueue::fill(MemoryView &view, size_t offset, size_t size, const v
                            size_t patternSize) {
   if (!view.isCoherent())
     return submitCommand(builder_.fill(view, offset, size, pattern, patternSize));
+  if (capturing()) return captureCoherent(builder_.fill(view, offset, size, pattern, patternSize));
   refuseCoherentCapture();
   Command cmd = builder_.fill(copyOn(view), offset, size, pattern, patternSize);
   CoherentAccess use{&view, offset, cmd.dst.size, XPURT_ACCESS_WRITE};
@@ -326,6 +344,7 @@ Ref<Event> TaskQueue::launch(Kernel &kernel, MemoryView *params,
   if (accesses)
     for (const AccessInput &a : *accesses) coherent = coherent || (a.view && a.view->isCoherent());
   if (!coherent) return submitCommand(builder_.launch(kernel, params, accesses, d0, d1, d2));
+  if (capturing()) return captureCoherent(builder_.launch(kernel, params, accesses, d0, d1, d2));
   // Each COHERENT view becomes this device's copy; what the launch does with it is what it
   // declares (the params view: read whole).
   refuseCoherentCapture();
@@ -357,6 +376,9 @@ Ref<Event> TaskQueue::launchKernel(Kernel &kernel, std::span<const ArgInput> arg
         coherent || (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && a.view && a.view->isCoherent());
   if (!coherent)
     return submitCommand(
+        builder_.launchKernel(kernel, args, workDim, globalOffset, globalSize, localSize));
+  if (capturing())
+    return captureCoherent(
         builder_.launchKernel(kernel, args, workDim, globalOffset, globalSize, localSize));
   refuseCoherentCapture();
   std::vector<CoherentAccess> uses;
@@ -406,138 +428,6 @@ void TaskQueue::failIfCapturing(const char *what) const {
          "{} while the queue captures into a graph: nothing captured runs until the graph is "
          "launched; end the capture first",
          what);
-}
-
-Ref<Event> TaskQueue::launchGraph(GraphExec &exec) {
-  failIfCapturing("launching an executable graph");
-  if (&exec.device() != device_.get())
-    fail(XPURT_ERROR_INVALID_ARGUMENT,
-         "the executable graph was instantiated for {}, but this queue runs on {}; instantiate "
-         "the graph for this device",
-         exec.device().label(), device_->label());
-  std::shared_ptr<const GraphProgram> program = exec.program();
-  if (program->hasLaunches && options_.engine == XPURT_ENGINE_COPY)
-    fail(XPURT_ERROR_INVALID_ARGUMENT,
-         "the graph launches kernels, and a copy queue runs no launches; launch it on a queue "
-         "of engine XPURT_ENGINE_ANY or XPURT_ENGINE_COMPUTE");
-  if (!exec.runsAsOneCommand()) return submitGraphNodes(exec, std::move(program));
-  Command cmd;
-  cmd.type = Command::Type::Graph;
-  cmd.graph = Ref<Object>(&exec);
-  cmd.program = std::move(program);
-  Ref<Event> done = newEvent();
-  cmd.done = done;
-  std::lock_guard launchLock(exec.launchMutex());
-  std::unique_lock lock(submitMutex_, std::defer_lock);
-  if (options_.outOfOrder) lock.lock();
-  if (Ref<Event> last = exec.exchangeLastLaunch(done)) cmd.waits.push_back(std::move(last));
-  orderAndSubmit(std::move(cmd), Ordering::Fence, {});
-  return done;
-}
-
-namespace {
-
-// A launch of a graph submitted node by node: what its host callbacks look at to tell whether
-// a node before them failed. A device runs its own commands whatever came before; a callback
-// after a failure (or after nodes after one) does not run.
-struct NodeByNodeLaunch {
-  std::shared_ptr<const GraphProgram> program;
-  std::vector<std::vector<uint32_t>> preds;
-  std::vector<Ref<Event>> events;
-
-  // The ancestor of node that failed, if any; every ancestor has completed.
-  std::optional<uint32_t> failedAncestor(uint32_t node) const {
-    return GraphProgram::findAncestor(preds, node, [&](uint32_t k) { return events[k]->failed(); });
-  }
-};
-
-struct GuardedCallback {
-  std::shared_ptr<NodeByNodeLaunch> launch;
-  uint32_t node;
-  XpurtHostFunc func;
-  void *userData;
-};
-
-XpurtResult runGuardedCallback(void *data) {
-  auto *g = static_cast<GuardedCallback *>(data);
-  if (std::optional<uint32_t> failed = g->launch->failedAncestor(g->node)) {
-    std::string why =
-        fmt::format("not run: node {} before it failed", g->launch->program->name(*failed));
-    setHostCallbackError(why.c_str());
-    return XPURT_ERROR_EXECUTION_FAILED;
-  }
-  return g->func(g->userData);
-}
-
-}  // namespace
-
-Ref<Event> TaskQueue::submitGraphNodes(GraphExec &exec, std::shared_ptr<const GraphProgram> keep) {
-  const GraphProgram &program = *keep;
-  size_t n = program.nodes.size();
-  auto launch = std::make_shared<NodeByNodeLaunch>();
-  launch->program = keep;
-  launch->preds = program.predecessors();
-  launch->events.resize(n);
-  const std::vector<std::vector<uint32_t>> &preds = launch->preds;
-  Ref<Event> done = newEvent();
-  std::vector<Ref<Event>> *events = &launch->events;
-  Ref<Event> end;
-  {
-    std::unique_lock lock(submitMutex_, std::defer_lock);
-    if (options_.outOfOrder) lock.lock();
-    // Roots start after what came before (a fence) and after the previous launch.
-    Command start = builder_.barrier();
-    start.done = newEvent();
-    if (Ref<Event> last = exec.exchangeLastLaunch(done)) start.waits.push_back(std::move(last));
-    Ref<Event> started = start.done;
-    orderAndSubmit(std::move(start), Ordering::Fence, {});
-    for (uint32_t k = 0; k < n; ++k) {
-      const GraphProgram::Node &node = program.nodes[k];
-      Command cmd = node.kind == GraphNode::Kind::Command ? *node.cmd : builder_.barrier();
-      if (cmd.type == Command::Type::HostCallback && !preds[k].empty()) {
-        auto guard =
-            std::make_shared<GuardedCallback>(GuardedCallback{launch, k, cmd.func, cmd.userData});
-        cmd.func = runGuardedCallback;
-        cmd.userData = guard.get();
-        cmd.ownedState = std::move(guard);  // the callback's own state is the program's
-      }
-      for (const Ref<Event> &f : node.futures)
-        if (!f->isDone()) cmd.waits.push_back(f);
-      for (uint32_t p : preds[k]) cmd.waits.push_back((*events)[p]);
-      if (preds[k].empty()) cmd.waits.push_back(started);
-      cmd.done = newEvent();
-      (*events)[k] = cmd.done;
-      if (computeTrack_) traceOnCompletion(cmd, cmd.done);
-      submit(std::move(cmd));  // ordered by its waits alone
-    }
-    // What comes after waits for every node (a fence).
-    Command finish = builder_.barrier();
-    finish.waits = *events;
-    finish.done = end = newEvent();
-    orderAndSubmit(std::move(finish), Ordering::Fence, {});
-  }
-  done->setDriver(end->sharedDriver());
-  // The launch completes once every node has: failed with the first failure (in node order).
-  auto left = std::make_shared<std::atomic<size_t>>(n + 1);
-  auto settle = [done, launch, left, keep] {
-    const std::vector<Ref<Event>> &nodeEvents = launch->events;
-    if (left->fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    CommandTimes times;
-    for (uint32_t k = 0; k < nodeEvents.size(); ++k) {
-      const Event &e = *nodeEvents[k];
-      CommandTimes t = e.times();
-      if (t.startNs && (!times.startNs || t.startNs < times.startNs)) times.startNs = t.startNs;
-      times.endNs = std::max(times.endNs, t.endNs);
-      if (e.failed()) {
-        done->fail(fmt::format("graph node {}: {}", keep->name(k), e.errorMessage()), times);
-        return;
-      }
-    }
-    done->complete(times);
-  };
-  for (const Ref<Event> &e : *events) e->then(settle);
-  end->then(settle);
-  return done;
 }
 
 void TaskQueue::beginCapture(Ref<Graph> graph) {

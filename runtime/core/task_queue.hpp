@@ -21,6 +21,7 @@
 
 namespace xpurt::core {
 
+class DevicesGraphExec;
 class GraphExec;
 struct GraphProgram;
 
@@ -124,9 +125,19 @@ class TaskQueue : public Object {
   Ref<Event> newEvent() const;
   // A graph whose device runs it node by node: its nodes as commands between two fences.
   Ref<Event> submitGraphNodes(GraphExec &exec, std::shared_ptr<const GraphProgram> program);
+  // A graph placed across devices: each node on the executable graph's queue of its device,
+  // between two fences of this queue (task_queue_graphs.cpp).
+  Ref<Event> submitAcrossDevices(DevicesGraphExec &exec);
+  // On such a queue (in order): a node's command after waits, on this device's copies of the
+  // COHERENT views it names.
+  Ref<Event> submitPlaced(Command &&cmd, std::vector<Ref<Event>> waits);
   // Adds the command to the graph being captured.
   void capture(Command &&cmd, Ordering ordering, std::span<const MemoryUse> uses);
   void failIfCapturing(const char *what) const;
+  // While capturing, commands on COHERENT views are recorded with the views themselves, which
+  // each launch of the graph resolves where its node runs (captureCoherent).
+  bool capturing() const { return capturing_.load(std::memory_order_acquire); }
+  Ref<Event> captureCoherent(Command &&cmd);
   // Submits a built command, ordered by what it declares.
   Ref<Event> submitCommand(Command &&cmd);
   // A copy that other devices' queues take part in: each step after the one before it, the

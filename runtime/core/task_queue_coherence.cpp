@@ -226,10 +226,11 @@ Ref<Event> TaskQueue::submitChunk(Command &&cmd, std::span<const CoherentAccess>
 }
 
 void TaskQueue::refuseCoherentCapture() const {
+  // Enqueue checks capturing() first (captureCoherent): this is a capture begun meanwhile.
   if (capturing_.load(std::memory_order_acquire))
-    fail(XPURT_ERROR_UNSUPPORTED,
-         "a COHERENT memory view cannot be captured into a graph: a graph's nodes use memory of "
-         "the device it is instantiated for; use views of that device in the graph");
+    fail(XPURT_ERROR_INVALID_ARGUMENT,
+         "the queue began capturing (on another thread) while a command on a COHERENT view was "
+         "enqueued; nothing was enqueued: enqueue it again");
 }
 
 }  // namespace xpurt::core
