@@ -135,14 +135,17 @@ Ref<Event> TaskQueue::submitGraphNodes(GraphExec &exec, std::shared_ptr<const Gr
   const std::vector<std::vector<uint32_t>> &preds = launch->preds;
   Ref<Event> done = newEvent();
   std::vector<Ref<Event>> *events = &launch->events;
-  Ref<Event> end;
+  // The launch's last command on this queue, which the next launch's first one waits for: it
+  // completes after every node, and (unlike `done`, settled by the nodes' continuations) before
+  // anything after it on this queue runs.
+  Ref<Event> end = newEvent();
   {
     std::unique_lock lock(submitMutex_, std::defer_lock);
     if (options_.outOfOrder) lock.lock();
     // Roots start after what came before (a fence) and after the previous launch.
     Command start = builder_.barrier();
     start.done = newEvent();
-    if (Ref<Event> last = exec.exchangeLastLaunch(done)) start.waits.push_back(std::move(last));
+    if (Ref<Event> last = exec.exchangeLastLaunch(end)) start.waits.push_back(std::move(last));
     Ref<Event> started = start.done;
     orderAndSubmit(std::move(start), Ordering::Fence, {});
     for (uint32_t k = 0; k < n; ++k) {
@@ -161,7 +164,7 @@ Ref<Event> TaskQueue::submitGraphNodes(GraphExec &exec, std::shared_ptr<const Gr
     // What comes after waits for every node (a fence).
     Command finish = builder_.barrier();
     finish.waits = *events;
-    finish.done = end = newEvent();
+    finish.done = end;
     orderAndSubmit(std::move(finish), Ordering::Fence, {});
   }
   settleLaunch(done, launch, end);
@@ -177,11 +180,12 @@ Ref<Event> TaskQueue::submitAcrossDevices(DevicesGraphExec &exec) {
   launch->preds = program.predecessors();
   launch->events.resize(n);
   Ref<Event> done = newEvent();
+  Ref<Event> end = newEvent();  // as in submitGraphNodes
   std::lock_guard launchLock(exec.launchMutex());
   // Roots start once this queue reaches the launch (a fence) and the previous launch is over.
   Command start = builder_.barrier();
   start.done = newEvent();
-  if (Ref<Event> last = exec.exchangeLastLaunch(done)) start.waits.push_back(std::move(last));
+  if (Ref<Event> last = exec.exchangeLastLaunch(end)) start.waits.push_back(std::move(last));
   Ref<Event> started = start.done;
   {
     std::unique_lock lock(submitMutex_, std::defer_lock);
@@ -220,13 +224,12 @@ Ref<Event> TaskQueue::submitAcrossDevices(DevicesGraphExec &exec) {
   // of this device.
   Command finish = builder_.hostCallback(checkAcrossDevices, launch.get(), launch);
   finish.waits = launch->events;
-  Ref<Event> end = finish.done = newEvent();
+  finish.done = end;
   {
     std::unique_lock lock(submitMutex_, std::defer_lock);
     if (options_.outOfOrder) lock.lock();
     orderAndSubmit(std::move(finish), Ordering::Fence, {});
   }
-  done->setDriver(end->sharedDriver());
   settleLaunch(done, launch, end);
   return done;
 }

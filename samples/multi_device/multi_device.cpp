@@ -13,6 +13,8 @@
 // devices: TYPE:INDEX[,TYPE:INDEX...] with TYPE gpu or cpu (xpurt's device lists, as
 // xpurt-info prints them); by default every GPU, or every CPU device if there is no GPU
 // (the CPU, and Level Zero's CPU devices where xpurt's driver for the CPU is loaded).
+#include "../common/device_list.hpp"
+
 #include <xpurt/xpurt.hpp>
 
 #include <algorithm>
@@ -229,38 +231,14 @@ Run runSplitLaunch(const std::vector<xpurt::Device> &devices, const Grid &initia
   return {std::move(result), seconds, enqueued};
 }
 
-std::vector<xpurt::Device> parseDevices(const char *text) {
-  std::vector<xpurt::Device> devices;
-  std::string list = text;
-  for (size_t at = 0; at <= list.size();) {
-    size_t comma = std::min(list.find(',', at), list.size());
-    std::string item = list.substr(at, comma - at);
-    size_t colon = item.find(':');
-    std::string type = item.substr(0, colon);
-    if (colon == std::string::npos || (type != "gpu" && type != "cpu"))
-      throw std::runtime_error("device '" + item + "': give TYPE:INDEX with TYPE gpu or cpu");
-    auto t = type == "gpu" ? xpurt::DeviceType::GPU : xpurt::DeviceType::CPU;
-    devices.emplace_back(t, static_cast<uint32_t>(std::stoul(item.substr(colon + 1))));
-    at = comma + 1;
-  }
-  return devices;
-}
-
-std::vector<xpurt::Device> defaultDevices() {
-  std::vector<xpurt::Device> devices;
-  auto type = xpurt::Device::count(xpurt::DeviceType::GPU) > 0 ? xpurt::DeviceType::GPU
-                                                               : xpurt::DeviceType::CPU;
-  for (uint32_t i = 0, n = xpurt::Device::count(type); i < n; ++i) devices.emplace_back(type, i);
-  return devices;
-}
-
 }  // namespace
 
 int main(int argc, char **argv) try {
   int width = argc > 1 ? std::atoi(argv[1]) : 2048;
   int height = argc > 2 ? std::atoi(argv[2]) : 2048;
   int steps = argc > 3 ? std::atoi(argv[3]) : 50;
-  std::vector<xpurt::Device> devices = argc > 4 ? parseDevices(argv[4]) : defaultDevices();
+  std::vector<xpurt::Device> devices =
+      argc > 4 ? samples::parseDevices(argv[4]) : samples::everyDeviceOfTheFirstType();
   if (width < 3 || height < 3 || steps < 1 || devices.empty() ||
       static_cast<size_t>(height) < devices.size()) {
     std::fprintf(stderr,

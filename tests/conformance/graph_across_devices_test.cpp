@@ -88,6 +88,35 @@ TEST_P(GraphAcrossDevicesTest, AGraphOnCoherentViewsRunsOnItsDeviceAndTakesNewIn
   for (size_t i = 0; i < kN; ++i) ASSERT_EQ(back[i], 200 + static_cast<int32_t>(i));
 }
 
+// Launches enqueued back to back, from both devices' queues, each after the one before.
+TEST_P(GraphAcrossDevicesTest, LaunchesEnqueuedBackToBackRunOneAfterAnother) {
+  for (Partner &p : partners()) {
+    SCOPED_TRACE(GetParam().name + " with " + p.name);
+    CoherentArray<int32_t> a(kN);
+    std::atomic<int> ran{0}, overlapped{0};
+    std::atomic<bool> inside{false};
+    Graph g;
+    auto grow = g.launch(addInt, Range(kN), {Arg::read(a), Arg::write(a), int32_t{1}});
+    auto note = g.hostCallback(
+        [&] {
+          if (inside.exchange(true)) ++overlapped;
+          ++ran;
+          inside = false;
+        },
+        {grow});
+    g.pin(grow, p.device);
+    g.pin(note, device);
+    GraphExec exec = g.instantiate({device, p.device});
+    constexpr int kLaunches = 20;
+    for (int i = 0; i < kLaunches; ++i) (i % 3 ? queue : p.queue).launch(exec);
+    queue.sync();
+    p.queue.sync();
+    EXPECT_EQ(ran.load(), kLaunches);
+    EXPECT_EQ(overlapped.load(), 0);
+    for (int32_t v : hostValues(queue, a)) ASSERT_EQ(v, kLaunches);
+  }
+}
+
 // Captured from queues, in order and out of order, as built directly.
 TEST_P(GraphAcrossDevicesTest, CommandsOnCoherentViewsAreCapturedAsTheyAreEnqueued) {
   for (bool outOfOrder : {false, true}) {
