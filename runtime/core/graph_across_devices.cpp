@@ -131,6 +131,14 @@ void DevicesGraphExec::checkRebound(uint32_t node, const Command &cmd) const {
       .checkCommand(commandOnDevice(cmd, device), "rebinding");
 }
 
+Ref<Event> DevicesGraphExec::admit(const Ref<Event> &end) {
+  Ref<Event> wait;
+  if (inFlight_.size() == kLaunchesInFlight) wait = inFlight_.front();
+  if (inFlight_.size() == kLaunchesInFlight) inFlight_.erase(inFlight_.begin());
+  inFlight_.push_back(end);
+  return wait;
+}
+
 std::optional<DevicesGraphExec::Sample> DevicesGraphExec::sampleOf(const Binding &binding,
                                                                    uint32_t node) const {
   if (kernelKeys_[node].empty()) return std::nullopt;
@@ -169,7 +177,8 @@ Ref<GraphExec> instantiateAcrossDevices(std::shared_ptr<GraphProgram> program,
   for (uint32_t a = 0; a < D; ++a)
     for (uint32_t b = 0; b < D; ++b) {
       uint32_t pa = problem.placeOfDevice[a], pb = problem.placeOfDevice[b];
-      if (pa && pb && pa != pb && devices[a]->copiesPeerWith(*devices[b]))
+      if (pa && pb && pa != pb && &devices[a]->backend() == &devices[b]->backend() &&
+          devices[a]->copiesPeerWith(*devices[b]))
         problem.nsPerByte[pa * problem.places + pb] = kPeerNsPerByte;
     }
 

@@ -45,6 +45,15 @@ class DevicesGraphExec : public GraphExec {
   std::shared_ptr<const Binding> binding() const;
   // The in-order queue of devices()[index] that launches submit its nodes to.
   TaskQueue &queueOn(uint32_t index) const { return *queues_[index]; }
+  // Launches in flight: a launch's submission first waits for the launch two before it (its
+  // last command), so that the queued work of back-to-back launches stays bounded. Unbounded,
+  // a driver's command buffer can fill while a queue waits for host work (a host callback
+  // node, the check that ends each launch), and the thread that submits blocks inside the
+  // driver holding the queue, which that host work needs (seen on CUDA: six launches of 65
+  // nodes enqueued back to back). Called with launchMutex() held; returns the one to wait for.
+  Ref<Event> admit(const Ref<Event> &end);
+  static constexpr size_t kLaunchesInFlight = 2;
+
   // What the time model learns from a launch node when it has run (nothing for other nodes).
   struct Sample {
     std::string kernel;
@@ -65,6 +74,7 @@ class DevicesGraphExec : public GraphExec {
   std::vector<uint32_t> placement_;
   std::vector<std::string> kernelKeys_;  // per program node; empty for all but launches
   std::vector<Ref<TaskQueue>> queues_;
+  std::vector<Ref<Event>> inFlight_;  // the last launches' last commands (launchMutex())
   mutable std::mutex bindingMutex_;
   std::shared_ptr<const Binding> binding_;
 };

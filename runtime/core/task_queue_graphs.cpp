@@ -182,6 +182,7 @@ Ref<Event> TaskQueue::submitAcrossDevices(DevicesGraphExec &exec) {
   Ref<Event> done = newEvent();
   Ref<Event> end = newEvent();  // as in submitGraphNodes
   std::lock_guard launchLock(exec.launchMutex());
+  if (Ref<Event> before = exec.admit(end)) before->wait();
   // Roots start once this queue reaches the launch (a fence) and the previous launch is over.
   Command start = builder_.barrier();
   start.done = newEvent();

@@ -24,7 +24,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -124,6 +123,7 @@ std::vector<xpurt::Device> defaultDevices() {
 }  // namespace
 
 int main(int argc, char **argv) try {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each result as it comes
   int n = argc > 1 ? std::atoi(argv[1]) : 4096;
   int blocks = argc > 2 ? std::atoi(argv[2]) : 32;
   int launches = argc > 3 ? std::atoi(argv[3]) : 5;
@@ -170,10 +170,12 @@ int main(int argc, char **argv) try {
   double placedSeconds = timeLaunches(queue, exec, launches);
   report("placed by the runtime", placedSeconds);
   worst = std::max(worst, check(p));
-  std::map<std::string, int> where;
-  for (xpurt::GraphNode node : placed.products) ++where[exec.deviceOf(node).info().name];
-  for (const auto &[name, count] : where)
-    std::printf("  %3d products on %s\n", count, name.c_str());
+  std::vector<int> where(devices.size());
+  for (xpurt::GraphNode node : placed.products)
+    for (size_t k = 0; k < devices.size(); ++k)
+      if (exec.deviceOf(node).handle() == devices[k].handle()) ++where[k];
+  for (size_t k = 0; k < devices.size(); ++k)
+    std::printf("  %3d products on device %zu, %s\n", where[k], k, devices[k].info().name);
   std::printf("placed / first device: %.2fx, placed / round-robin: %.2fx\n",
               oneSeconds / placedSeconds, dealtSeconds / placedSeconds);
   if (worst > 1e-3) {
