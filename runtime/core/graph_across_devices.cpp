@@ -131,12 +131,12 @@ void DevicesGraphExec::checkRebound(uint32_t node, const Command &cmd) const {
       .checkCommand(commandOnDevice(cmd, device), "rebinding");
 }
 
-Ref<Event> DevicesGraphExec::admit(const Ref<Event> &end) {
-  Ref<Event> wait;
-  if (inFlight_.size() == kLaunchesInFlight) wait = inFlight_.front();
-  if (inFlight_.size() == kLaunchesInFlight) inFlight_.erase(inFlight_.begin());
+void DevicesGraphExec::admit(const Ref<Event> &end) {
+  if (inFlight_.size() == kLaunchesInFlight) {
+    inFlight_.front()->wait();
+    inFlight_.erase(inFlight_.begin());
+  }
   inFlight_.push_back(end);
-  return wait;
 }
 
 std::optional<DevicesGraphExec::Sample> DevicesGraphExec::sampleOf(const Binding &binding,

@@ -50,8 +50,9 @@ class DevicesGraphExec : public GraphExec {
   // a driver's command buffer can fill while a queue waits for host work (a host callback
   // node, the check that ends each launch), and the thread that submits blocks inside the
   // driver holding the queue, which that host work needs (seen on CUDA: six launches of 65
-  // nodes enqueued back to back). Called with launchMutex() held; returns the one to wait for.
-  Ref<Event> admit(const Ref<Event> &end);
+  // nodes enqueued back to back). Called with launchMutex() held: waits, then records `end`
+  // (the launch's last command) as in flight; a wait that throws records nothing.
+  void admit(const Ref<Event> &end);
   static constexpr size_t kLaunchesInFlight = 2;
 
   // What the time model learns from a launch node when it has run (nothing for other nodes).

@@ -182,7 +182,7 @@ Ref<Event> TaskQueue::submitAcrossDevices(DevicesGraphExec &exec) {
   Ref<Event> done = newEvent();
   Ref<Event> end = newEvent();  // as in submitGraphNodes
   std::lock_guard launchLock(exec.launchMutex());
-  if (Ref<Event> before = exec.admit(end)) before->wait();
+  exec.admit(end);
   // Roots start once this queue reaches the launch (a fence) and the previous launch is over.
   Command start = builder_.barrier();
   start.done = newEvent();
@@ -194,31 +194,44 @@ Ref<Event> TaskQueue::submitAcrossDevices(DevicesGraphExec &exec) {
     orderAndSubmit(std::move(start), Ordering::Fence, {});
   }
   // The nodes in order, each on its device's queue; no lock of this queue is held, as the
-  // copies of COHERENT views take the views' locks and then queues' (submitCoherent).
-  for (uint32_t k = 0; k < n; ++k) {
-    const GraphProgram::Node &node = program.nodes[k];
-    std::vector<Ref<Event>> waits;
-    for (const Ref<Event> &f : node.futures)
-      if (!f->isDone()) waits.push_back(f);
-    for (uint32_t p : launch->preds[k]) waits.push_back(launch->events[p]);
-    if (launch->preds[k].empty()) waits.push_back(started);
-    uint32_t device = binding->placement[k];
-    TaskQueue &queue = exec.queueOn(device);
-    Ref<Event> event;
-    if (node.kind == GraphNode::Kind::Command) {
-      Command cmd = *binding->commands[k];
-      guardCallback(cmd, launch, k);
-      event = queue.submitPlaced(std::move(cmd), std::move(waits));
-      if (std::optional<DevicesGraphExec::Sample> sample = exec.sampleOf(*binding, k))
-        event->then([sample = std::move(*sample), event = event.get()] {
-          if (!event->failed())
-            KernelTimeModel::instance().record(sample.kernel, sample.device, sample.items,
-                                               event->deviceTimeNs());
-        });
-    } else {
-      event = queue.marker(std::move(waits));
+  // copies of COHERENT views take the views' locks and then queues' (submitCoherent). A node
+  // that cannot be submitted (its device's copy of a view cannot be allocated, say) fails the
+  // call; the launch still ends after what was submitted, failed, so later launches and what
+  // waits for this queue go on.
+  std::optional<Error> refused;
+  uint32_t k = 0;
+  try {
+    for (; k < n; ++k) {
+      const GraphProgram::Node &node = program.nodes[k];
+      std::vector<Ref<Event>> waits;
+      for (const Ref<Event> &f : node.futures)
+        if (!f->isDone()) waits.push_back(f);
+      for (uint32_t p : launch->preds[k]) waits.push_back(launch->events[p]);
+      if (launch->preds[k].empty()) waits.push_back(started);
+      uint32_t device = binding->placement[k];
+      TaskQueue &queue = exec.queueOn(device);
+      Ref<Event> event;
+      if (node.kind == GraphNode::Kind::Command) {
+        Command cmd = *binding->commands[k];
+        guardCallback(cmd, launch, k);
+        event = queue.submitPlaced(std::move(cmd), std::move(waits));
+        if (std::optional<DevicesGraphExec::Sample> sample = exec.sampleOf(*binding, k))
+          event->then([sample = std::move(*sample), event = event.get()] {
+            if (!event->failed())
+              KernelTimeModel::instance().record(sample.kernel, sample.device, sample.items,
+                                                 event->deviceTimeNs());
+          });
+      } else {
+        event = queue.marker(std::move(waits));
+      }
+      launch->events[k] = std::move(event);
     }
-    launch->events[k] = std::move(event);
+  } catch (const Error &e) {
+    refused = e;
+    for (; k < n; ++k) {
+      launch->events[k] = makeRef<Event>();
+      launch->events[k]->fail(fmt::format("not submitted: {}", e.what()));
+    }
   }
   // What comes after on this queue waits for every node (a fence), and a node that failed
   // fails this queue's last command of the launch, so that its sync reports it as for a graph
@@ -232,6 +245,7 @@ Ref<Event> TaskQueue::submitAcrossDevices(DevicesGraphExec &exec) {
     orderAndSubmit(std::move(finish), Ordering::Fence, {});
   }
   settleLaunch(done, launch, end);
+  if (refused) throw *refused;
   return done;
 }
 
