@@ -178,6 +178,28 @@ TEST_P(GraphAcrossDevicesTest, PinnedNodesRunWhereTheyArePinnedAndReadEachOthers
   }
 }
 
+TEST_P(GraphAcrossDevicesTest, RebindingAndNewArgumentsReachNodesOnEveryDevice) {
+  for (Partner &p : partners()) {
+    SCOPED_TRACE(GetParam().name + " with " + p.name);
+    std::vector<int32_t> first(kN, 1), second(kN, 100);
+    CoherentArray<int32_t> a(first), a2(second), b(kN), c(kN);
+    Graph g;
+    auto here = g.launch(addInt, Range(kN), {Arg::read(a), Arg::write(b), int32_t{1}});
+    auto there = g.launch(addInt, Range(kN), {Arg::read(b), Arg::write(c), int32_t{10}});
+    g.pin(here, device);
+    g.pin(there, p.device);
+    GraphExec exec = g.instantiate({device, p.device});
+    queue.launch(exec).wait();
+    for (int32_t v : hostValues(queue, c)) ASSERT_EQ(v, 12);
+    exec.setArg(there, 2, int32_t{20});  // a node on the other device
+    exec.rebind(a, a2);
+    p.queue.launch(exec).wait();
+    for (int32_t v : hostValues(p.queue, c)) ASSERT_EQ(v, 121);
+    CoherentArray<int32_t> half(kN / 2);
+    expectRefused([&] { exec.rebind(a2, half); }, XPURT_ERROR_INVALID_ARGUMENT, "of the same size");
+  }
+}
+
 // Two halves, each with one halo item, swapped between the devices by copy nodes after each
 // step: five steps in one graph, pinned and then left to the runtime, against the host.
 TEST_P(GraphAcrossDevicesTest, AStencilSplitOverTwoDevicesMatchesTheHostWhereverItIsPlaced) {
