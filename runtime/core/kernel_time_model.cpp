@@ -4,6 +4,8 @@
 #include "disk_cache.hpp"
 #include "log.hpp"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -97,7 +99,7 @@ void KernelTimeModel::save() {
   if (!file_ || !dirty_) return;
   // Written aside and renamed, so that a reader never sees half a file.
   fs::path part = *file_;
-  part += fmt::format(".{}.part", static_cast<const void *>(this));
+  part += fmt::format(".{}-{}.part", getpid(), static_cast<const void *>(this));
   {
     std::ofstream out(part, std::ios::trunc);
     out << kHeader << '\n';

@@ -36,10 +36,10 @@ class KernelTimeModel {
   // Writes what changed since the last save (best effort: failures are logged).
   void save();
 
-  // A model of its own file (tests); instance() uses the cache folder's.
+ private:
+  // Kept in `file` (nothing: in memory only).
   explicit KernelTimeModel(std::optional<std::filesystem::path> file);
 
- private:
   struct Entry {
     double nsPerItem = 0;
     uint64_t samples = 0;

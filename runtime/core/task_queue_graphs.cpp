@@ -49,9 +49,23 @@ struct NodeByNodeLaunch {
   std::vector<std::vector<uint32_t>> preds;
   std::vector<Ref<Event>> events;
 
-  // The ancestor of node that failed, if any; every ancestor has completed.
+  // The ancestor of node that failed, if any. Every ancestor has completed on its device, but
+  // its future may be published a moment later: a device may let the work after a host
+  // callback go before the callback's future is failed (a Level Zero event signalled first),
+  // so an ancestor not done yet is waited for. One of this queue's own is done (the queue is
+  // in order); a wait the backend refuses leaves the ancestor counted as not failed.
   std::optional<uint32_t> failedAncestor(uint32_t node) const {
-    return GraphProgram::findAncestor(preds, node, [&](uint32_t k) { return events[k]->failed(); });
+    return GraphProgram::findAncestor(preds, node, [&](uint32_t k) {
+      const Event &e = *events[k];
+      if (!e.isDone()) waitIfAllowed(e);
+      return e.failed();
+    });
+  }
+  static void waitIfAllowed(const Event &e) {
+    try {
+      e.wait();
+    } catch (const Error &) {
+    }
   }
 };
 
