@@ -1,8 +1,8 @@
 // What kernels cost on each kind of device, learned from the launches of graphs placed across
 // devices (graph_across_devices.hpp), as StarPU's history-based performance models are: for a
 // kernel (its module's SPIR-V, build options and name) on a device (its backend and name, so
-// that two cards of one model share what was learned), the mean time per work-item of its
-// launches so far. Kept beside the JIT cache (disk_cache::directory) as kernel-times.txt, so a
+// that two cards of one model share what was learned), the time per work-item of its launches
+// so far, a mean in which later launches weigh more. Kept beside the JIT cache (disk_cache::directory) as kernel-times.txt, so a
 // later process places work by what an earlier one measured.
 #pragma once
 
