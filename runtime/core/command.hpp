@@ -103,6 +103,17 @@ struct Command {
   // What the command is, for messages: "a copy of 64 bytes", "kernel 'saxpy'".
   std::string description() const;
   std::vector<MemoryUse> memoryUses() const;
+  // Calls fn(ref) for every range of memory the command names: its destination and source,
+  // a task launch's declared accesses, a general launch's view arguments.
+  template <class Fn>
+  void forEachRef(Fn fn) const {
+    if (dst) fn(dst);
+    if (src) fn(src);
+    if (accesses)
+      for (const MemoryRef &r : *accesses) fn(r);
+    if (args)
+      for (const KernelArgs::ViewArg &v : args->views) fn(v.ref);
+  }
 };
 
 }  // namespace xpurt::core

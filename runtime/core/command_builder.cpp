@@ -53,12 +53,7 @@ bool Command::declaresMemory() const {
 
 std::vector<MemoryUse> Command::memoryUses() const {
   std::vector<MemoryUse> uses;
-  if (src) src.appendUses(uses);
-  if (dst) dst.appendUses(uses);
-  if (accesses)
-    for (const MemoryRef &r : *accesses) r.appendUses(uses);
-  if (args)
-    for (const KernelArgs::ViewArg &v : args->views) v.ref.appendUses(uses);
+  forEachRef([&](const MemoryRef &r) { r.appendUses(uses); });
   return uses;
 }
 
@@ -366,15 +361,7 @@ Command CommandBuilder::hostCallback(XpurtHostFunc func, void *userData,
 }
 
 void CommandBuilder::checkCommand(const Command &cmd, const char *what) const {
-  auto check = [&](const MemoryRef &ref) {
-    if (ref) checkView(*ref.view, what);
-  };
-  check(cmd.dst);
-  check(cmd.src);
-  if (cmd.accesses)
-    for (const MemoryRef &r : *cmd.accesses) check(r);
-  if (cmd.args)
-    for (const KernelArgs::ViewArg &v : cmd.args->views) check(v.ref);
+  cmd.forEachRef([&](const MemoryRef &ref) { checkView(*ref.view, what); });
   if (cmd.kernel) checkKernel(*cmd.kernel, what);
 }
 

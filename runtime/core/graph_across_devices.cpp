@@ -28,20 +28,6 @@ uint64_t workItems(const Command &cmd) {
   return items;
 }
 
-// Calls fn(ref) for each range of a COHERENT view the command names.
-template <class Fn>
-void forEachCoherent(const Command &cmd, Fn fn) {
-  auto visit = [&](const MemoryRef &r) {
-    if (r && r.view->isCoherent()) fn(r);
-  };
-  visit(cmd.dst);
-  visit(cmd.src);
-  if (cmd.accesses)
-    for (const MemoryRef &r : *cmd.accesses) visit(r);
-  if (cmd.args)
-    for (const KernelArgs::ViewArg &v : cmd.args->views) visit(v.ref);
-}
-
 }  // namespace
 
 Command commandOnDevice(const Command &cmd, Device &device) {
@@ -66,21 +52,18 @@ Command commandOnDevice(const Command &cmd, Device &device) {
 
 DevicesGraphExec::DevicesGraphExec(std::vector<Ref<Device>> devices,
                                    std::shared_ptr<const GraphProgram> program,
-                                   std::vector<uint32_t> placement)
+                                   std::vector<uint32_t> placement,
+                                   std::vector<std::string> deviceKeys,
+                                   std::vector<std::string> kernelKeys)
     : GraphExec(devices.front(), program),
       devices_(std::move(devices)),
-      placement_(std::move(placement)) {
+      deviceKeys_(std::move(deviceKeys)),
+      placement_(std::move(placement)),
+      kernelKeys_(std::move(kernelKeys)) {
   for (const Ref<Device> &d : devices_) {
-    deviceKeys_.push_back(KernelTimeModel::deviceKey(*d));
     QueueOptions options;
     options.profiling = true;  // every launch teaches the time model
     queues_.push_back(d->createQueue(options));
-  }
-  kernelKeys_.resize(program->nodes.size());
-  for (size_t k = 0; k < program->nodes.size(); ++k) {
-    const GraphProgram::Node &node = program->nodes[k];
-    if (node.kind != GraphNode::Kind::Command || !node.cmd->isLaunch()) continue;
-    kernelKeys_[k] = KernelTimeModel::kernelKey(*node.cmd->kernel);
   }
   binding_ = bind(std::move(program));
 }
@@ -192,6 +175,14 @@ Ref<GraphExec> instantiateAcrossDevices(std::shared_ptr<GraphProgram> program,
   KernelTimeModel &model = KernelTimeModel::instance();
   std::vector<std::string> deviceKeys;
   for (const Ref<Device> &d : devices) deviceKeys.push_back(KernelTimeModel::deviceKey(*d));
+  // Each kernel's key once: it hashes the kernel's module.
+  std::vector<std::string> kernelKeys(program->nodes.size());
+  std::vector<std::pair<const Kernel *, std::string>> keyOf;
+  auto kernelKey = [&](const Kernel &kernel) {
+    for (const auto &[known, key] : keyOf)
+      if (known == &kernel) return key;
+    return keyOf.emplace_back(&kernel, KernelTimeModel::kernelKey(kernel)).second;
+  };
   std::vector<std::vector<uint32_t>> preds = program->predecessors();
   for (uint32_t k = 0; k < program->nodes.size(); ++k) {
     const GraphProgram::Node &node = program->nodes[k];
@@ -201,7 +192,7 @@ Ref<GraphExec> instantiateAcrossDevices(std::shared_ptr<GraphProgram> program,
     std::vector<std::string> why(D);
     if (node.kind == GraphNode::Kind::Command) {
       const Command &cmd = *node.cmd;
-      std::string kernelKey = cmd.isLaunch() ? KernelTimeModel::kernelKey(*cmd.kernel) : "";
+      if (cmd.isLaunch()) kernelKeys[k] = kernelKey(*cmd.kernel);
       for (uint32_t d = 0; d < D; ++d) {
         try {
           Command here = commandOnDevice(cmd, *devices[d]);
@@ -212,16 +203,17 @@ Ref<GraphExec> instantiateAcrossDevices(std::shared_ptr<GraphProgram> program,
           continue;
         }
         if (cmd.isLaunch()) {
-          std::optional<double> perItem = model.nsPerItem(kernelKey, deviceKeys[d]);
+          std::optional<double> perItem = model.nsPerItem(kernelKeys[k], deviceKeys[d]);
           pn.runNs[d] =
               perItem ? *perItem * static_cast<double>(workItems(cmd)) : placement::kUnknown;
         } else if (cmd.type == Command::Type::Copy || cmd.type == Command::Type::Fill) {
           pn.runNs[d] = static_cast<double>(cmd.dst.size) * kLocalNsPerByte;
         }
       }
-      forEachCoherent(cmd, [&](const MemoryRef &r) {
-        pn.uses.push_back({dataId(r.view->coherent()), r.offset, r.offset + r.size,
-                           r.access != XPURT_ACCESS_WRITE, r.access != XPURT_ACCESS_READ});
+      cmd.forEachRef([&](const MemoryRef &r) {
+        if (r.view->isCoherent())
+          pn.uses.push_back({dataId(r.view->coherent()), r.offset, r.offset + r.size,
+                             r.access != XPURT_ACCESS_WRITE, r.access != XPURT_ACCESS_READ});
       });
     }
     if (node.pinned) {
@@ -264,7 +256,8 @@ Ref<GraphExec> instantiateAcrossDevices(std::shared_ptr<GraphProgram> program,
   }
   std::vector<uint32_t> placed = placement::place(problem);
   return makeRef<DevicesGraphExec>(std::vector<Ref<Device>>(devices.begin(), devices.end()),
-                                   std::move(program), std::move(placed));
+                                   std::move(program), std::move(placed), std::move(deviceKeys),
+                                   std::move(kernelKeys));
 }
 
 }  // namespace xpurt::core

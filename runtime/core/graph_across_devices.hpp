@@ -35,8 +35,11 @@ class DevicesGraphExec : public GraphExec {
     std::vector<std::shared_ptr<const Command>> commands;
   };
 
+  // placement, kernelKeys: per program node (a key for launches alone); deviceKeys: per
+  // device (KernelTimeModel's keys).
   DevicesGraphExec(std::vector<Ref<Device>> devices, std::shared_ptr<const GraphProgram> program,
-                   std::vector<uint32_t> placement);
+                   std::vector<uint32_t> placement, std::vector<std::string> deviceKeys,
+                   std::vector<std::string> kernelKeys);
   ~DevicesGraphExec() override;
 
   const std::vector<Ref<Device>> &devices() const { return devices_; }

@@ -65,11 +65,8 @@ std::vector<uint32_t> flattenInto(const GraphBody &body, uint32_t parent, const 
 }  // namespace
 
 bool usesCoherentView(const Command &cmd) {
-  bool any = (cmd.dst && cmd.dst.view->isCoherent()) || (cmd.src && cmd.src.view->isCoherent());
-  if (cmd.accesses)
-    for (const MemoryRef &r : *cmd.accesses) any = any || r.view->isCoherent();
-  if (cmd.args)
-    for (const KernelArgs::ViewArg &v : cmd.args->views) any = any || v.ref.view->isCoherent();
+  bool any = false;
+  cmd.forEachRef([&](const MemoryRef &r) { any = any || r.view->isCoherent(); });
   return any;
 }
 

@@ -128,6 +128,8 @@ class TaskQueue : public Object {
   // A graph placed across devices: each node on the executable graph's queue of its device,
   // between two fences of this queue (task_queue_graphs.cpp).
   Ref<Event> submitAcrossDevices(DevicesGraphExec &exec);
+  // A command with its event that orders as a barrier, submitMutex_ taken where needed.
+  void submitFence(Command &&cmd);
   // On such a queue (in order): a node's command after waits, on this device's copies of the
   // COHERENT views it names.
   Ref<Event> submitPlaced(Command &&cmd, std::vector<Ref<Event>> waits);

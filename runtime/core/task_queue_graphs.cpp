@@ -202,11 +202,7 @@ Ref<Event> TaskQueue::submitAcrossDevices(DevicesGraphExec &exec) {
   start.done = newEvent();
   if (Ref<Event> last = exec.exchangeLastLaunch(end)) start.waits.push_back(std::move(last));
   Ref<Event> started = start.done;
-  {
-    std::unique_lock lock(submitMutex_, std::defer_lock);
-    if (options_.outOfOrder) lock.lock();
-    orderAndSubmit(std::move(start), Ordering::Fence, {});
-  }
+  submitFence(std::move(start));
   // The nodes in order, each on its device's queue; no lock of this queue is held, as the
   // copies of COHERENT views take the views' locks and then queues' (submitCoherent). A node
   // that cannot be submitted (its device's copy of a view cannot be allocated, say) fails the
@@ -253,14 +249,16 @@ Ref<Event> TaskQueue::submitAcrossDevices(DevicesGraphExec &exec) {
   Command finish = builder_.hostCallback(checkAcrossDevices, launch.get(), launch);
   finish.waits = launch->events;
   finish.done = end;
-  {
-    std::unique_lock lock(submitMutex_, std::defer_lock);
-    if (options_.outOfOrder) lock.lock();
-    orderAndSubmit(std::move(finish), Ordering::Fence, {});
-  }
+  submitFence(std::move(finish));
   settleLaunch(done, launch, end);
   if (refused) throw *refused;
   return done;
+}
+
+void TaskQueue::submitFence(Command &&cmd) {
+  std::unique_lock lock(submitMutex_, std::defer_lock);
+  if (options_.outOfOrder) lock.lock();
+  orderAndSubmit(std::move(cmd), Ordering::Fence, {});
 }
 
 Ref<Event> TaskQueue::submitPlaced(Command &&cmd, std::vector<Ref<Event>> waits) {

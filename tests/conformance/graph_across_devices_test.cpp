@@ -3,7 +3,7 @@
 // launches teach. Each test runs on every device parameter with every other device of the
 // suite as its partner (ctest runs it again with three Level Zero CPU devices, and two without
 // peer access).
-#include "device_param.hpp"
+#include "partner_devices.hpp"
 
 #include <xpurt/graph.hpp>
 
@@ -19,50 +19,12 @@ namespace {
 
 constexpr size_t kN = 4096;
 
-class GraphAcrossDevicesTest : public DeviceTest {
+class GraphAcrossDevicesTest : public PartnerDeviceTest {
  protected:
-  Module spirv{device, "xpurt_test_spirv"};
-  Kernel addInt{spirv, "add_int"};
   Kernel sum3{spirv, "sum3"};
 
-  struct Partner {
-    std::string name;
-    Device device;
-    TaskQueue queue;
-    Module module;
-    Kernel addInt;
-  };
-  std::vector<Partner> partners() const {
-    std::vector<Partner> out;
-    for (const DeviceParam &p : conformanceDevices()) {
-      if (p.name == GetParam().name) continue;
-      Device d(p.type, p.index, p.flags);
-      Module m(d, "xpurt_test_spirv");
-      Kernel k(m, "add_int");
-      out.push_back({p.name, d, TaskQueue(d), std::move(m), std::move(k)});
-    }
-    return out;
-  }
-  // The host memory of a view, once q has made it up to date.
-  static std::vector<int32_t> hostValues(TaskQueue &q, const CoherentArray<int32_t> &a) {
-    q.copyToHost(a);
-    q.sync();
-    return std::vector<int32_t>(a.hostPtr(), a.hostPtr() + a.size());
-  }
   static bool same(const Device &a, const Device &b) { return a.handle() == b.handle(); }
 };
-
-// The call throws an Error of that code whose message holds the phrase.
-template <class Call>
-void expectRefused(Call &&call, XpurtResult code, const char *phrase) {
-  try {
-    call();
-    ADD_FAILURE() << "accepted; expected a message with: " << phrase;
-  } catch (const Error &e) {
-    EXPECT_EQ(e.code(), code) << e.what();
-    EXPECT_NE(std::string(e.what()).find(phrase), std::string::npos) << e.what();
-  }
-}
 
 TEST_P(GraphAcrossDevicesTest, AGraphOnCoherentViewsRunsOnItsDeviceAndTakesNewInputEachLaunch) {
   std::vector<int32_t> values(kN);
