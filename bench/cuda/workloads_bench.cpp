@@ -20,9 +20,10 @@ namespace {
 
 // ---- the workloads of bench/kernels/workloads.cl, against nvcc's code ---------------------
 
-// Each timed iteration queues kBatch launches and waits for the last: the kernels' own speed,
-// not one launch's latency. Both sides run on the same device memory, one after the other.
-constexpr int kBatch = 10;
+// Each timed iteration queues kLaunchesPerIteration launches and waits for the last: the kernels'
+// own speed, not one launch's latency. Both sides run on the same device memory, one after the
+// other.
+constexpr int kLaunchesPerIteration = 10;
 
 struct Grid {
   unsigned blocks[3], threads[3];
@@ -40,7 +41,7 @@ bool runNvcc(benchmark::State &state, const char *name, const Grid &grid,
     return false;
   }
   auto batch = [&] {
-    for (int i = 0; i < kBatch; ++i)
+    for (int i = 0; i < kLaunchesPerIteration; ++i)
       s.driver.launch(f, grid.blocks[0], grid.blocks[1], grid.blocks[2], grid.threads[0],
                       grid.threads[1], grid.threads[2], grid.sharedBytes, s.stream, args.data(),
                       nullptr);
@@ -56,7 +57,7 @@ void runXpurt(benchmark::State &state, const char *name, const xpurt::Range &ran
   Setup &s = setup();
   xpurt::Kernel kernel(module ? *module : *s.workloads, name);
   auto batch = [&] {
-    for (int i = 0; i < kBatch - 1; ++i) s.queue->launch(kernel, range, args);
+    for (int i = 0; i < kLaunchesPerIteration - 1; ++i) s.queue->launch(kernel, range, args);
     s.queue->launch(kernel, range, args).wait();
   };
   batch();
@@ -84,11 +85,11 @@ void BM_Saxpy(benchmark::State &state, bool nvcc) {
   } else {
     runXpurt(state, "saxpy", xpurt::Range(kSaxpyN).local(256), {y, x, a, n});
   }
-  state.SetBytesProcessed(int64_t(state.iterations()) * kBatch * kSaxpyN * 3 *
+  state.SetBytesProcessed(int64_t(state.iterations()) * kLaunchesPerIteration * kSaxpyN * 3 *
                           int64_t(sizeof(float)));
   s.queue->copyToHost(y, 0, 2 * sizeof(float));
   s.queue->sync();
-  float want = 0.5f * float((state.iterations() + 1) * kBatch);
+  float want = 0.5f * float((state.iterations() + 1) * kLaunchesPerIteration);
   if (y.hostPtr()[1] != want) state.SkipWithError("wrong saxpy result");
 }
 BENCHMARK_CAPTURE(BM_Saxpy, xpurt_spirv, false)->Name("saxpy/xpurt_spirv")->UseRealTime();
@@ -112,7 +113,7 @@ void BM_VectorMath(benchmark::State &state, bool nvcc) {
     runXpurt(state, "vector_math", xpurt::Range(kVectorMathN).local(256), {y, x, n},
              &*s.vectorMath);
   }
-  state.SetItemsProcessed(int64_t(state.iterations()) * kBatch * kVectorMathN * 4);
+  state.SetItemsProcessed(int64_t(state.iterations()) * kLaunchesPerIteration * kVectorMathN * 4);
   s.queue->copyToHost(y, 0, 8 * sizeof(float));
   s.queue->sync();
   for (int i = 0; i < 8; ++i) {
@@ -144,7 +145,7 @@ void BM_Mandelbrot(benchmark::State &state, bool nvcc) {
     runXpurt(state, "mandelbrot", xpurt::Range(kWidth, kHeight).local(16, 4),
              {out, x0, y0, dx, dy, width, iterations});
   }
-  state.SetItemsProcessed(int64_t(state.iterations()) * kBatch * kWidth * kHeight);
+  state.SetItemsProcessed(int64_t(state.iterations()) * kLaunchesPerIteration * kWidth * kHeight);
   s.queue->copyToHost(out);
   s.queue->sync();
   int centre = out.hostPtr()[(kHeight / 2) * kWidth + kWidth / 2], corner = out.hostPtr()[0];
@@ -173,7 +174,8 @@ void BM_Reduce(benchmark::State &state, bool nvcc) {
     runXpurt(state, "reduce", xpurt::Range(kReduceN).local(kGroup),
              {in, partial, xpurt::Arg::local(kGroup * sizeof(float))});
   }
-  state.SetBytesProcessed(int64_t(state.iterations()) * kBatch * kReduceN * int64_t(sizeof(float)));
+  state.SetBytesProcessed(int64_t(state.iterations()) * kLaunchesPerIteration * kReduceN *
+                          int64_t(sizeof(float)));
   s.queue->copyToHost(partial, 7 * sizeof(float), sizeof(float));
   s.queue->sync();
   if (partial.hostPtr()[7] != 0.5f * kGroup) state.SkipWithError("wrong reduction result");
@@ -200,8 +202,8 @@ void BM_Transpose(benchmark::State &state, bool nvcc) {
   } else {
     runXpurt(state, "transpose", xpurt::Range(kCols, kRows).local(16, 16), {out, in, rows, cols});
   }
-  state.SetBytesProcessed(int64_t(state.iterations()) * kBatch * 2 * int64_t(values.size()) *
-                          int64_t(sizeof(float)));
+  state.SetBytesProcessed(int64_t(state.iterations()) * kLaunchesPerIteration * 2 *
+                          int64_t(values.size()) * int64_t(sizeof(float)));
   size_t at = 17 * size_t(kRows) + 1000;
   s.queue->copyToHost(out, at * sizeof(float), sizeof(float));
   s.queue->sync();
@@ -236,7 +238,8 @@ void BM_Sgemm(benchmark::State &state, bool nvcc) {
     runXpurt(state, "sgemm", xpurt::Range(kN, kN).local(16, 16), {a, b, c, n});
   }
   state.counters["GFLOPS"] = benchmark::Counter(
-      2.0 * kN * kN * kN * kBatch * double(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+      2.0 * kN * kN * kN * kLaunchesPerIteration * double(state.iterations()) * 1e-9,
+      benchmark::Counter::kIsRate);
   size_t at = 3 * size_t(kN) + 5;
   s.queue->copyToHost(c, at * sizeof(float), sizeof(float));
   s.queue->sync();

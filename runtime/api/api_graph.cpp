@@ -54,10 +54,6 @@ core::CommandBuilder builderFor(std::initializer_list<const MemoryView *> views)
   return core::CommandBuilder(nullptr, XPURT_ENGINE_ANY);
 }
 
-Ref<MemoryView> view(XpurtMemoryView handle, const char *what) {
-  return api::lookup<MemoryView>(handle, what);
-}
-
 // The declared accesses, their views looked up (and kept alive in views).
 std::vector<core::CommandBuilder::AccessInput> accessInputs(uint32_t numAccesses,
                                                             const XpurtViewAccess *accesses,
@@ -67,7 +63,7 @@ std::vector<core::CommandBuilder::AccessInput> accessInputs(uint32_t numAccesses
                numAccesses);
   std::vector<core::CommandBuilder::AccessInput> inputs;
   for (uint32_t i = 0; i < numAccesses; ++i) {
-    views.push_back(view(accesses[i].view, "accesses[i].view"));
+    views.push_back(api::lookup<MemoryView>(accesses[i].view, "accesses[i].view"));
     inputs.push_back(
         {views.back().get(), accesses[i].offset, accesses[i].size, accesses[i].access});
   }
@@ -78,7 +74,7 @@ core::CommandBuilder::ArgInput argInput(const XpurtKernelArg &a,
                                         std::vector<Ref<MemoryView>> &views) {
   MemoryView *v = nullptr;
   if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && a.view) {
-    views.push_back(view(a.view, "args[i].view"));
+    views.push_back(api::lookup<MemoryView>(a.view, "args[i].view"));
     v = views.back().get();
   }
   return {a.kind, a.size, a.value, v, a.offset, a.access};
@@ -99,7 +95,7 @@ XPURT_API XpurtResult xpurtGraphAddCopyToDevice(XpurtGraph graph, XpurtMemoryVie
                                                 size_t size, uint32_t numDeps,
                                                 const XpurtGraphNode *deps, XpurtGraphNode *node) {
   return addNode("xpurtGraphAddCopyToDevice", graph, numDeps, deps, node, [&] {
-    auto mv = view(v, "view");
+    auto mv = api::lookup<MemoryView>(v, "view");
     return commandNode(builderFor({mv.get()}).copyToDevice(*mv, offset, size));
   });
 }
@@ -108,7 +104,7 @@ XPURT_API XpurtResult xpurtGraphAddCopyToHost(XpurtGraph graph, XpurtMemoryView 
                                               size_t size, uint32_t numDeps,
                                               const XpurtGraphNode *deps, XpurtGraphNode *node) {
   return addNode("xpurtGraphAddCopyToHost", graph, numDeps, deps, node, [&] {
-    auto mv = view(v, "view");
+    auto mv = api::lookup<MemoryView>(v, "view");
     return commandNode(builderFor({mv.get()}).copyToHost(*mv, offset, size));
   });
 }
@@ -119,8 +115,8 @@ XPURT_API XpurtResult xpurtGraphAddCopyMemoryView(XpurtGraph graph, XpurtMemoryV
                                                   const XpurtGraphNode *deps,
                                                   XpurtGraphNode *node) {
   return addNode("xpurtGraphAddCopyMemoryView", graph, numDeps, deps, node, [&] {
-    auto d = view(dst, "dst");
-    auto s = view(src, "src");
+    auto d = api::lookup<MemoryView>(dst, "dst");
+    auto s = api::lookup<MemoryView>(src, "src");
     return commandNode(builderFor({d.get(), s.get()}).copyView(*d, *s, dstOffset, srcOffset, size));
   });
 }
@@ -130,7 +126,7 @@ XPURT_API XpurtResult xpurtGraphAddFill(XpurtGraph graph, XpurtMemoryView v, siz
                                         uint32_t numDeps, const XpurtGraphNode *deps,
                                         XpurtGraphNode *node) {
   return addNode("xpurtGraphAddFill", graph, numDeps, deps, node, [&] {
-    auto mv = view(v, "view");
+    auto mv = api::lookup<MemoryView>(v, "view");
     return commandNode(builderFor({mv.get()}).fill(*mv, offset, size, pattern, patternSize));
   });
 }
@@ -142,7 +138,7 @@ XPURT_API XpurtResult xpurtGraphAddLaunch(XpurtGraph graph, XpurtKernel kernel,
                                           XpurtGraphNode *node) {
   return addNode("xpurtGraphAddLaunch", graph, numDeps, deps, node, [&] {
     auto k = api::lookup<core::Kernel>(kernel, "kernel");
-    Ref<MemoryView> p = params ? view(params, "params") : nullptr;
+    Ref<MemoryView> p = params ? api::lookup<MemoryView>(params, "params") : nullptr;
     std::vector<Ref<MemoryView>> views;
     auto inputs = accessInputs(numAccesses, accesses, views);
     std::span<const core::CommandBuilder::AccessInput> declared(inputs);
@@ -360,7 +356,7 @@ XPURT_API XpurtResult xpurtGraphExecRebindView(XpurtGraphExec exec, XpurtMemoryV
                                                XpurtMemoryView to) {
   return api::guarded("xpurtGraphExecRebindView", [&] {
     auto e = api::lookup<core::GraphExec>(exec, "exec");
-    e->rebindView(*view(from, "from"), *view(to, "to"));
+    e->rebindView(*api::lookup<MemoryView>(from, "from"), *api::lookup<MemoryView>(to, "to"));
   });
 }
 

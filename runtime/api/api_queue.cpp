@@ -24,15 +24,11 @@ XpurtResult command(const char *entry, XpurtTaskQueue queue, XpurtFuture *future
   });
 }
 
-Ref<MemoryView> view(XpurtMemoryView handle, const char *what) {
-  return api::lookup<MemoryView>(handle, what);
-}
-
 XpurtResult launch(XpurtTaskQueue queue, XpurtKernel kernel, XpurtMemoryView params, size_t d0,
                    size_t d1, size_t d2, XpurtFuture *future) {
   return command("xpurtLaunch", queue, future, [&](core::TaskQueue &q) {
     auto k = api::lookup<core::Kernel>(kernel, "kernel");
-    Ref<MemoryView> p = params ? view(params, "params") : nullptr;
+    Ref<MemoryView> p = params ? api::lookup<MemoryView>(params, "params") : nullptr;
     return q.launch(*k, p.get(), nullptr, d0, d1, d2);
   });
 }
@@ -91,14 +87,14 @@ XPURT_API XpurtResult xpurtLaunchWithAccess(XpurtTaskQueue queue, XpurtKernel ke
                                             size_t d2, XpurtFuture *future) {
   return command("xpurtLaunchWithAccess", queue, future, [&](core::TaskQueue &q) {
     auto k = api::lookup<core::Kernel>(kernel, "kernel");
-    Ref<MemoryView> p = params ? view(params, "params") : nullptr;
+    Ref<MemoryView> p = params ? api::lookup<MemoryView>(params, "params") : nullptr;
     if (numAccesses && !accesses)
       core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} accesses announced but accesses is NULL",
                  numAccesses);
     std::vector<Ref<MemoryView>> views;  // keep the looked-up views alive during the call
     std::vector<core::TaskQueue::AccessInput> inputs;
     for (uint32_t i = 0; i < numAccesses; ++i) {
-      views.push_back(view(accesses[i].view, "accesses[i].view"));
+      views.push_back(api::lookup<MemoryView>(accesses[i].view, "accesses[i].view"));
       inputs.push_back(
           {views.back().get(), accesses[i].offset, accesses[i].size, accesses[i].access});
     }
@@ -110,28 +106,30 @@ XPURT_API XpurtResult xpurtLaunchWithAccess(XpurtTaskQueue queue, XpurtKernel ke
 XPURT_API XpurtResult xpurtCopyToDevice(XpurtTaskQueue queue, XpurtMemoryView v, size_t offset,
                                         size_t size, XpurtFuture *future) {
   return command("xpurtCopyToDevice", queue, future, [&](core::TaskQueue &q) {
-    return q.copyToDevice(*view(v, "view"), offset, size);
+    return q.copyToDevice(*api::lookup<MemoryView>(v, "view"), offset, size);
   });
 }
 
 XPURT_API XpurtResult xpurtCopyToHost(XpurtTaskQueue queue, XpurtMemoryView v, size_t offset,
                                       size_t size, XpurtFuture *future) {
-  return command("xpurtCopyToHost", queue, future,
-                 [&](core::TaskQueue &q) { return q.copyToHost(*view(v, "view"), offset, size); });
+  return command("xpurtCopyToHost", queue, future, [&](core::TaskQueue &q) {
+    return q.copyToHost(*api::lookup<MemoryView>(v, "view"), offset, size);
+  });
 }
 
 XPURT_API XpurtResult xpurtCopyMemoryView(XpurtTaskQueue queue, XpurtMemoryView dst,
                                           XpurtMemoryView src, size_t dstOffset, size_t srcOffset,
                                           size_t size, XpurtFuture *future) {
   return command("xpurtCopyMemoryView", queue, future, [&](core::TaskQueue &q) {
-    return q.copyView(*view(dst, "dst"), *view(src, "src"), dstOffset, srcOffset, size);
+    return q.copyView(*api::lookup<MemoryView>(dst, "dst"), *api::lookup<MemoryView>(src, "src"),
+                      dstOffset, srcOffset, size);
   });
 }
 
 XPURT_API XpurtResult xpurtFill(XpurtTaskQueue queue, XpurtMemoryView v, size_t offset, size_t size,
                                 const void *pattern, size_t patternSize, XpurtFuture *future) {
   return command("xpurtFill", queue, future, [&](core::TaskQueue &q) {
-    return q.fill(*view(v, "view"), offset, size, pattern, patternSize);
+    return q.fill(*api::lookup<MemoryView>(v, "view"), offset, size, pattern, patternSize);
   });
 }
 
@@ -166,7 +164,7 @@ XPURT_API XpurtResult xpurtLaunchKernel(XpurtTaskQueue queue, XpurtKernel kernel
       const XpurtKernelArg &a = args[i];
       MemoryView *v = nullptr;
       if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && a.view) {
-        views.push_back(view(a.view, "args[i].view"));
+        views.push_back(api::lookup<MemoryView>(a.view, "args[i].view"));
         v = views.back().get();
       }
       inputs.push_back({a.kind, a.size, a.value, v, a.offset, a.access});
@@ -199,7 +197,7 @@ XPURT_API XpurtResult xpurtLaunchKernelSplit(uint32_t numQueues, const XpurtTask
       const XpurtKernelArg &a = args[i].arg;
       MemoryView *v = nullptr;
       if (a.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && a.view) {
-        views.push_back(view(a.view, "args[i].arg.view"));
+        views.push_back(api::lookup<MemoryView>(a.view, "args[i].arg.view"));
         v = views.back().get();
       }
       // The mapper as the application's bytes: a value outside the enum is an error to report,

@@ -17,7 +17,7 @@ constexpr uint32_t kMagic = 0x07230203;
 constexpr uint32_t kOpCapability = 17, kOpMemoryModel = 14, kOpEntryPoint = 15;
 constexpr uint32_t kOpFunction = 54, kExecutionModelKernel = 6;
 constexpr uint32_t kOpDecorate = 71, kDecorationAlignment = 44;
-constexpr uint32_t kDecorationBuiltIn = 11, kDecorationLinkageAttributes = 41;
+constexpr uint32_t kDecorationBuiltInWord = 11, kDecorationLinkageAttributes = 41;
 constexpr uint32_t kLinkageExport = 0, kLinkageImport = 1;
 constexpr uint32_t kOpVariable = 59;
 constexpr uint32_t kOpLoad = 61, kOpStore = 62, kOpCopyMemory = 63, kOpCopyMemorySized = 64;
@@ -104,7 +104,7 @@ Preamble readPreamble(std::span<const uint32_t> words, const std::string &name) 
     }
     if (opcode == kOpEntryPoint && count >= 4 && operands[0] == kExecutionModelKernel)
       p.kernels.push_back(literalString(operands.subspan(2)));
-    if (opcode == kOpDecorate && count >= 3 && operands[1] == kDecorationBuiltIn)
+    if (opcode == kOpDecorate && count >= 3 && operands[1] == kDecorationBuiltInWord)
       builtIns.push_back(operands[0]);
     if (opcode == kOpDecorate && count >= 5 && operands[1] == kDecorationLinkageAttributes) {
       // The name is a string literal; the linkage type is the word after it.
@@ -128,8 +128,8 @@ Preamble readPreamble(std::span<const uint32_t> words, const std::string &name) 
     // functions of reserved names (mangled `_Z...`, `__spirv_...`), and LLVM intrinsics they
     // have no instruction for (`llvm.usub.sat.i32`) as imports of the intrinsic's name: the
     // device's compiler defines those, not another module.
-    bool reserved = symbol.rfind("_Z", 0) == 0 || symbol.rfind("__", 0) == 0 ||
-                    symbol.rfind("llvm.", 0) == 0;
+    bool reserved =
+        symbol.rfind("_Z", 0) == 0 || symbol.rfind("__", 0) == 0 || symbol.rfind("llvm.", 0) == 0;
     if (contains(variables, id) || !reserved) p.imports.push_back(std::move(symbol));
   }
   return p;

@@ -14,10 +14,9 @@
 namespace xpurt::test {
 namespace {
 
-constexpr size_t kResults = 9;
-const char *const kNames[kResults] = {"clamp", "degrees", "radians",    "max", "min",
-                                      "mix",   "step",    "smoothstep", "sign"};
-constexpr long double kPi = 3.14159265358979323846264338327950288L;
+constexpr size_t kCommonResults = 9;
+const char *const kCommonNames[kCommonResults] = {"clamp", "degrees", "radians",    "max", "min",
+                                                  "mix",   "step",    "smoothstep", "sign"};
 
 // Whether result r is right for x, y, z (`checked` false where OpenCL leaves it undefined).
 template <class T>
@@ -79,7 +78,7 @@ class CommonValuesTest : public DeviceTest {
   template <class T>
   std::vector<T> run(const char *name, const std::vector<T> &x, const std::vector<T> &y,
                      const std::vector<T> &z, size_t lanes) {
-    std::vector<T> xs = x, ys = y, zs = z, out(x.size() * kResults, T(-7));
+    std::vector<T> xs = x, ys = y, zs = z, out(x.size() * kCommonResults, T(-7));
     Array<T> xa(device, xs), ya(device, ys), za(device, zs), oa(device, out);
     queue.copyToDevice(xa);
     queue.copyToDevice(ya);
@@ -88,7 +87,7 @@ class CommonValuesTest : public DeviceTest {
     queue.launch(Kernel(kernels, name), Range(items), {xa, ya, za, oa, items});
     queue.copyToHost(oa);
     queue.sync();
-    return scalarOrder(out, kResults, lanes);
+    return scalarOrder(out, kCommonResults, lanes);
   }
 
   // x: special values, then random ones of several ranges and values in [0, 1] (mix's
@@ -117,28 +116,30 @@ class CommonValuesTest : public DeviceTest {
     }
     std::vector<T> scalar = run(scalarKernel, x, y, z, 1);
     std::vector<T> vector = run(vectorKernel, x, y, z, lanes);
-    for (size_t r = 0; r < kResults; ++r) {
+    for (size_t r = 0; r < kCommonResults; ++r) {
       int wrong = 0, differing = 0, checkedCount = 0;
       for (size_t i = 0; i < x.size(); ++i) {
         bool checked;
         long double want;
-        T got = scalar[i * kResults + r];
+        T got = scalar[i * kCommonResults + r];
         bool ok = correct(r, x[i], y[i], z[i], got, &checked, &want);
         if (!checked) continue;
         ++checkedCount;
         if (!ok && ++wrong <= 3)
-          ADD_FAILURE() << kNames[r] << " (x " << show(double(x[i])) << ", y " << show(double(y[i]))
-                        << ", z " << show(double(z[i])) << ") on " << GetParam().name << ": "
-                        << show(double(got)) << ", expected " << show(double(want));
-        if (!sameBits(vector[i * kResults + r], got) && ++differing <= 2)
-          ADD_FAILURE() << kNames[r] << " on a vector of " << lanes << " (x " << show(double(x[i]))
-                        << "): " << show(double(vector[i * kResults + r])) << ", the scalar "
+          ADD_FAILURE() << kCommonNames[r] << " (x " << show(double(x[i])) << ", y "
+                        << show(double(y[i])) << ", z " << show(double(z[i])) << ") on "
+                        << GetParam().name << ": " << show(double(got)) << ", expected "
+                        << show(double(want));
+        if (!sameBits(vector[i * kCommonResults + r], got) && ++differing <= 2)
+          ADD_FAILURE() << kCommonNames[r] << " on a vector of " << lanes << " (x "
+                        << show(double(x[i]))
+                        << "): " << show(double(vector[i * kCommonResults + r])) << ", the scalar "
                         << show(double(got));
       }
-      EXPECT_GT(checkedCount, 500) << kNames[r];
+      EXPECT_GT(checkedCount, 500) << kCommonNames[r];
       EXPECT_EQ(wrong + differing, 0)
-          << kNames[r] << " on " << GetParam().name << ": " << wrong << " wrong, " << differing
-          << " vector lanes unlike the scalar";
+          << kCommonNames[r] << " on " << GetParam().name << ": " << wrong << " wrong, "
+          << differing << " vector lanes unlike the scalar";
     }
   }
 };

@@ -17,6 +17,8 @@
 
 namespace xpurt::test {
 
+inline constexpr long double kPi = 3.14159265358979323846264338327950288L;
+
 // A type's significant bits and the exponent of its smallest normal value.
 struct FloatFormat {
   int digits, minExponent;

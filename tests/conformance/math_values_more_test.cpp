@@ -20,7 +20,6 @@ namespace xpurt::test {
 namespace {
 
 constexpr size_t kResults = 26, kIntResults = 4, kFastResults = 28;
-constexpr long double kPi = 3.14159265358979323846264338327950288L;
 
 template <class T>
 struct Input {

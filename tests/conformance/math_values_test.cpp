@@ -23,7 +23,6 @@ using Ref = long double (*)(long double, long double);
 // sin and cos of pi t keep their precision where the result is near 0. Exact at integers and
 // half-integers, as OpenCL requires: sinpi(n) is +0 for a positive integer n and -0 for a
 // negative one, cospi(n + 0.5) is +0.
-constexpr long double kPi = 3.14159265358979323846264338327950288L;
 long double sinpiRef(long double x, long double) {
   if (std::isinf(x) || std::isnan(x)) return NAN;
   long double r = std::fmod(std::fabs(x), 2.0L);  // exact

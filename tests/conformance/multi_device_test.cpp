@@ -18,8 +18,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr size_t kN = 4096;
-constexpr size_t kBytes = kN * sizeof(int32_t);
+constexpr size_t kCopyN = 4096;
+constexpr size_t kCopyBytes = kCopyN * sizeof(int32_t);
 constexpr auto kHeldFor = 30ms;
 
 class MultiDeviceTest : public DeviceTest {
@@ -45,9 +45,9 @@ class MultiDeviceTest : public DeviceTest {
     return std::vector<int32_t>(a.hostPtr(), a.hostPtr() + a.size());
   }
   static Array<int32_t> filledView(const Device &d, int32_t first) {
-    std::vector<int32_t> values(kN);
+    std::vector<int32_t> values(kCopyN);
     std::iota(values.begin(), values.end(), first);
-    Array<int32_t> a(d, kN);
+    Array<int32_t> a(d, kCopyN);
     std::copy(values.begin(), values.end(), a.hostPtr());
     TaskQueue q(d);
     q.copyToDevice(a);
@@ -83,7 +83,7 @@ TEST_P(MultiDeviceTest, CopiesToAndFromEveryOtherDeviceOnAQueueOfEither) {
     expectCopied(there, 1000, -5000, 100, 7, 2000, "here to there, this queue");
 
     Array<int32_t> back = filledView(device, 0);
-    otherQueue.copyMemoryView(back, theirs, 0, 0, kBytes);
+    otherQueue.copyMemoryView(back, theirs, 0, 0, kCopyBytes);
     otherQueue.sync();
     EXPECT_EQ(read(device, back), there) << "there to here, the other queue";
 
@@ -91,11 +91,11 @@ TEST_P(MultiDeviceTest, CopiesToAndFromEveryOtherDeviceOnAQueueOfEither) {
     Array<int32_t> fresh = filledView(other, 77);
     queue.copyMemoryView(mine, fresh);
     queue.sync();
-    expectCopied(read(device, mine), 77, 0, 0, 0, kN, "there to here, this queue");
+    expectCopied(read(device, mine), 77, 0, 0, 0, kCopyN, "there to here, this queue");
     Array<int32_t> target = filledView(other, 0);
     otherQueue.copyMemoryView(target, mine);
     otherQueue.sync();
-    expectCopied(read(other, target), 77, 0, 0, 0, kN, "here to there, the other queue");
+    expectCopied(read(other, target), 77, 0, 0, 0, kCopyN, "here to there, the other queue");
   }
 }
 
@@ -114,11 +114,11 @@ TEST_P(MultiDeviceTest, ACopyToAnotherDeviceFollowsEarlierCommandsAndPrecedesLat
   for (const DeviceParam &p : partners()) {
     Device d = open(p);
     TaskQueue q(d);
-    Array<int32_t> view(d, kN);
+    Array<int32_t> view(d, kCopyN);
     others.push_back({std::move(d), std::move(q), std::move(view)});
   }
   TaskQueue inOrder(device), outOfOrder(device, QueueOptions{Engine::Any, true});
-  Array<int32_t> x(device, kN), y(device, kN);
+  Array<int32_t> x(device, kCopyN), y(device, kCopyN);
   Array<int32_t, AllocType::Shared> gate(device, 1);
   std::this_thread::sleep_for(100ms);
   for (Partner &other : others) {
@@ -132,8 +132,8 @@ TEST_P(MultiDeviceTest, ACopyToAnotherDeviceFollowsEarlierCommandsAndPrecedesLat
       other.queue.sync();
       gate.hostPtr()[0] = 0;
       // One work-group per 256 work-items: the gate holds that many threads of the device.
-      q->launch(gatedFill, Range(kN).local(256), {Arg::read(gate), Arg::write(x), int32_t{42}});
-      q->launch(addInt, Range(kN), {Arg::read(x), Arg::write(y), int32_t{1}});
+      q->launch(gatedFill, Range(kCopyN).local(256), {Arg::read(gate), Arg::write(x), int32_t{42}});
+      q->launch(addInt, Range(kCopyN), {Arg::read(x), Arg::write(y), int32_t{1}});
       Future copied = q->copyMemoryView(other.view, y);
       // A later write of the source must not reach the copy.
       q->fill(y, int32_t{-1});
@@ -144,10 +144,10 @@ TEST_P(MultiDeviceTest, ACopyToAnotherDeviceFollowsEarlierCommandsAndPrecedesLat
       EXPECT_TRUE(copied.valid());
       other.queue.copyToHost(other.view);
       other.queue.sync();
-      for (size_t i = 0; i < kN; ++i) ASSERT_EQ(other.view.hostPtr()[i], 43) << "element " << i;
+      for (size_t i = 0; i < kCopyN; ++i) ASSERT_EQ(other.view.hostPtr()[i], 43) << "element " << i;
       q->copyToHost(y);
       q->sync();
-      for (size_t i = 0; i < kN; ++i) ASSERT_EQ(y.hostPtr()[i], -1) << "element " << i;
+      for (size_t i = 0; i < kCopyN; ++i) ASSERT_EQ(y.hostPtr()[i], -1) << "element " << i;
     }
   }
 }
@@ -159,11 +159,11 @@ TEST_P(MultiDeviceTest, AnotherDevicesQueueWaitsForTheCopyItsDataComesFrom) {
     Module otherSpirv(other, "xpurt_test_spirv");
     Kernel otherAdd(otherSpirv, "add_int");
     TaskQueue otherQueue(other);
-    Array<int32_t> mine(device, kN), theirs(other, kN), result(other, kN);
+    Array<int32_t> mine(device, kCopyN), theirs(other, kCopyN), result(other, kCopyN);
     queue.fill(mine, int32_t{10});
     Future copied = queue.copyMemoryView(theirs, mine);
     otherQueue.wait(copied);
-    otherQueue.launch(otherAdd, Range(kN), {Arg::read(theirs), Arg::write(result), int32_t{5}});
+    otherQueue.launch(otherAdd, Range(kCopyN), {Arg::read(theirs), Arg::write(result), int32_t{5}});
     otherQueue.sync();
     for (int32_t v : read(other, result)) ASSERT_EQ(v, 15);
     queue.sync();
@@ -180,7 +180,7 @@ TEST_P(MultiDeviceTest, ACopyBetweenTwoOtherDevicesIsRefusedAndTheQueueGoesOn) {
     GTEST_SKIP() << "needs two devices besides " << GetParam().name
                  << " whose DEVICE memory it does not reach (the CPU device reaches all host "
                     "memory)";
-  Array<int32_t> a(remote[0], kN), b(remote[1], kN);
+  Array<int32_t> a(remote[0], kCopyN), b(remote[1], kCopyN);
   try {
     queue.copyMemoryView(a, b);
     ADD_FAILURE() << "a copy between two other devices' views was accepted";
@@ -189,7 +189,7 @@ TEST_P(MultiDeviceTest, ACopyBetweenTwoOtherDevicesIsRefusedAndTheQueueGoesOn) {
     EXPECT_NE(std::string(e.what()).find("neither view is memory of"), std::string::npos)
         << e.what();
   }
-  Array<int32_t> mine(device, kN);
+  Array<int32_t> mine(device, kCopyN);
   queue.fill(mine, int32_t{9});
   queue.sync();
   for (int32_t v : read(device, mine)) ASSERT_EQ(v, 9);
@@ -200,7 +200,7 @@ TEST_P(MultiDeviceTest, CopiesBetweenDevicesAreNotCapturedAndSaySo) {
   for (const DeviceParam &p : partners()) {
     SCOPED_TRACE(GetParam().name + " with " + p.name);
     Device other = open(p);
-    Array<int32_t> mine(device, kN), theirs(other, kN);
+    Array<int32_t> mine(device, kCopyN), theirs(other, kCopyN);
     Graph graph;
     queue.beginCapture(graph);
     try {

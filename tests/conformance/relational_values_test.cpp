@@ -14,11 +14,11 @@
 namespace xpurt::test {
 namespace {
 
-constexpr size_t kTests = 14;
-const char *const kNames[kTests] = {"isequal",     "isnotequal",  "isgreater",     "isgreaterequal",
-                                    "isless",      "islessequal", "islessgreater", "isfinite",
-                                    "isinf",       "isnan",       "isnormal",      "isordered",
-                                    "isunordered", "signbit"};
+constexpr size_t kRelationalTests = 14;
+const char *const kRelationalNames[kRelationalTests] = {
+    "isequal",     "isnotequal",    "isgreater",   "isgreaterequal", "isless",
+    "islessequal", "islessgreater", "isfinite",    "isinf",          "isnan",
+    "isnormal",    "isordered",     "isunordered", "signbit"};
 
 // The integer type of a type's size, and its bits.
 template <class T>
@@ -86,7 +86,7 @@ class RelationalValuesTest : public DeviceTest {
            std::vector<IntOf<T>> &tests, std::vector<T> &selected) {
     using I = IntOf<T>;
     std::vector<T> xs = x, ys = y, zs = z, sel(x.size() * 2, T(-7));
-    std::vector<I> cs = c, out(x.size() * kTests, I(-7));
+    std::vector<I> cs = c, out(x.size() * kRelationalTests, I(-7));
     Array<T> xa(device, xs), ya(device, ys), za(device, zs), sa(device, sel);
     Array<I> ca(device, cs), oa(device, out);
     queue.copyToDevice(xa);
@@ -98,7 +98,7 @@ class RelationalValuesTest : public DeviceTest {
     queue.copyToHost(oa);
     queue.copyToHost(sa);
     queue.sync();
-    tests = scalarOrder(out, kTests, lanes);
+    tests = scalarOrder(out, kRelationalTests, lanes);
     selected = scalarOrder(sel, 2, lanes);
   }
 
@@ -149,13 +149,13 @@ class RelationalValuesTest : public DeviceTest {
       run(vector ? vectorKernel : scalarKernel, x, y, z, c, lanes, tests, selected);
       int wrong = 0;
       for (size_t i = 0; i < x.size(); ++i) {
-        for (size_t t = 0; t < kTests; ++t) {
+        for (size_t t = 0; t < kRelationalTests; ++t) {
           I want = reference(t, x[i], y[i]) ? I(vector ? -1 : 1) : I(0);
-          I got = tests[i * kTests + t];
+          I got = tests[i * kRelationalTests + t];
           if (got != want && ++wrong <= 6)
-            ADD_FAILURE() << kNames[t] << "(" << show(double(x[i])) << ", " << show(double(y[i]))
-                          << ") on " << (vector ? "a vector of 4" : "scalars") << " on "
-                          << GetParam().name << ": " << int64_t(got) << ", expected "
+            ADD_FAILURE() << kRelationalNames[t] << "(" << show(double(x[i])) << ", "
+                          << show(double(y[i])) << ") on " << (vector ? "a vector of 4" : "scalars")
+                          << " on " << GetParam().name << ": " << int64_t(got) << ", expected "
                           << int64_t(want);
         }
         BitsOf<T> bx = bitsOf(x[i]), by = bitsOf(y[i]), bz = bitsOf(z[i]);
