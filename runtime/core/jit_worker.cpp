@@ -3,15 +3,12 @@
 #include "byte_stream.hpp"
 #include "config.hpp"
 #include "error.hpp"
+#include "jit_worker_process.hpp"
 #include "log.hpp"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
 #include <spdlog/sinks/base_sink.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,17 +27,42 @@ namespace {
 
 constexpr uint32_t kRequestMagic = 0x51574a58;  // "XJWQ"
 constexpr uint32_t kAnswerMagic = 0x41574a58;   // "XJWA"
-// No compiled module comes near this; a larger answer is not one.
-constexpr size_t kMaxAnswerBytes = size_t{1} << 30;
-// What is kept of the worker's stderr (an assertion's message, LLVM's report).
-constexpr size_t kStderrTail = 4096;
+// No module comes near this; a larger request is not one.
+constexpr uint64_t kMaxRequestBytes = uint64_t{1} << 30;
+// The settings a worker compiles with: this process's at the time of each request, since a
+// worker outlives the environment it was started in.
+constexpr std::string_view kSettingsPrefix = "XPURT_";
 
 struct Request {
   std::string backend;
   std::string name;
   ModuleOptions options;
+  std::vector<std::pair<std::string, std::string>> settings;
   std::vector<uint32_t> words;
 };
+
+std::vector<std::pair<std::string, std::string>> currentSettings() {
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (char **e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    size_t eq = entry.find('=');
+    if (entry.substr(0, kSettingsPrefix.size()) == kSettingsPrefix && eq != entry.npos)
+      settings.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return settings;
+}
+
+// In the worker: its XPURT_ settings become those of the request.
+void adoptSettings(const std::vector<std::pair<std::string, std::string>> &settings) {
+  std::vector<std::string> ours;
+  for (char **e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    if (entry.substr(0, kSettingsPrefix.size()) == kSettingsPrefix)
+      ours.emplace_back(entry.substr(0, entry.find('=')));
+  }
+  for (const std::string &name : ours) ::unsetenv(name.c_str());
+  for (const auto &[name, value] : settings) ::setenv(name.c_str(), value.c_str(), 1);
+}
 
 std::string encodeRequest(std::string_view backend, const std::vector<uint32_t> &words,
                           const std::string &name, const ModuleOptions &options) {
@@ -53,6 +75,12 @@ std::string encodeRequest(std::string_view backend, const std::vector<uint32_t> 
   for (auto [id, value] : options.specConstants) {
     w.u32(id);
     w.u64(value);
+  }
+  std::vector<std::pair<std::string, std::string>> settings = currentSettings();
+  w.u32(static_cast<uint32_t>(settings.size()));
+  for (const auto &[setting, value] : settings) {
+    w.str(setting);
+    w.str(value);
   }
   w.u64(words.size());
   w.raw(words.data(), words.size() * sizeof(uint32_t));
@@ -70,6 +98,11 @@ std::optional<Request> decodeRequest(std::string_view bytes) {
   for (uint32_t i = 0; r.ok() && i < specs; ++i) {
     uint32_t id = r.u32();
     q.options.specConstants.emplace_back(id, r.u64());
+  }
+  uint32_t settings = r.u32();
+  for (uint32_t i = 0; r.ok() && i < settings; ++i) {
+    std::string name = r.str();
+    q.settings.emplace_back(std::move(name), r.str());
   }
   uint64_t count = r.u64();
   std::string_view rest = r.rest();
@@ -146,22 +179,6 @@ std::optional<std::string> workerProgram() {
   return path.string();
 }
 
-class Descriptor {
- public:
-  explicit Descriptor(int fd = -1) : fd_(fd) {}
-  Descriptor(const Descriptor &) = delete;
-  Descriptor &operator=(const Descriptor &) = delete;
-  ~Descriptor() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
-
 std::string signalName(int sig) {
   const char *abbrev = sigabbrev_np(sig);
   const char *text = strsignal(sig);
@@ -183,122 +200,49 @@ JobWords jobWords(std::string_view backend) {
   return {"compiling", "compiled", "that translates and compiles it"};
 }
 
-// What the worker made of the request: its answer bytes, or an Error saying how it ended.
+// What a worker made of the request: its answer bytes, or an Error saying how it ended. A
+// worker that answered goes back to the pool when the answer is a compiled module.
 std::string runWorker(const std::string &program, const std::string &request,
-                      const std::string &name, JobWords job) {
+                      const std::string &name, JobWords job, bool *keepWorker,
+                      std::unique_ptr<JitWorkerProcess> &worker) {
   // Read first: a bad value must fail the load before a worker is started.
   uint64_t limitSeconds = envUnsigned("XPURT_JIT_TIMEOUT", 1, 86400, 600);
-  int sockets[2], errPipe[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
-    fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': no socket for the JIT worker: {}", name,
-         std::strerror(errno));
-  Descriptor ours(sockets[0]), theirs(sockets[1]);
-  if (::pipe2(errPipe, O_CLOEXEC) != 0)
-    fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': no pipe for the JIT worker: {}", name,
-         std::strerror(errno));
-  Descriptor errRead(errPipe[0]), errWrite(errPipe[1]);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, theirs.get(), STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, theirs.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, errWrite.get(), STDERR_FILENO);
-  std::string arg0 = program;
-  char *argv[] = {arg0.data(), nullptr};
-  pid_t pid = 0;
-  int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  theirs.reset();
-  errWrite.reset();
-  if (spawned != 0)
-    fail(XPURT_ERROR_UNKNOWN,
-         "JIT of '{}': the JIT worker '{}' could not start: {}. Where this process may "
-         "not start programs, set XPURT_JIT_ISOLATION=off to compile inside it",
-         name, program, std::strerror(spawned));
-  ::fcntl(ours.get(), F_SETFL, O_NONBLOCK);
-  ::fcntl(errRead.get(), F_SETFL, O_NONBLOCK);
-
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point deadline = Clock::now() + std::chrono::seconds(limitSeconds);
-  std::string answer, errors;
-  size_t sent = 0;
-  bool answerOpen = true, errorsOpen = true, timedOut = false, tooLarge = false;
-  char buffer[65536];
-  while (answerOpen || errorsOpen) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
-      timedOut = true;
-      break;
-    }
-    pollfd fds[2] = {{answerOpen ? ours.get() : -1,
-                      static_cast<short>(POLLIN | (sent < request.size() ? POLLOUT : 0)), 0},
-                     {errorsOpen ? errRead.get() : -1, POLLIN, 0}};
-    int ready = ::poll(fds, 2, static_cast<int>(std::min<int64_t>(left.count(), 60000)));
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    if (sent < request.size() && (fds[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t n = ::send(ours.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-      if (n > 0)
-        sent += static_cast<size_t>(n);
-      else if (n < 0 && errno != EAGAIN && errno != EINTR)
-        sent = request.size();  // it left
-      if (sent == request.size()) ::shutdown(ours.get(), SHUT_WR);
-    }
-    if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
-      ssize_t n = ::read(ours.get(), buffer, sizeof buffer);
-      if (n > 0)
-        answer.append(buffer, static_cast<size_t>(n));
-      else if (n == 0 || (errno != EAGAIN && errno != EINTR))
-        answerOpen = false;
-      if (answer.size() > kMaxAnswerBytes) {
-        tooLarge = true;
-        break;
-      }
-    }
-    if (fds[1].revents & (POLLIN | POLLERR | POLLHUP)) {
-      ssize_t n = ::read(errRead.get(), buffer, sizeof buffer);
-      if (n > 0) {
-        errors.append(buffer, static_cast<size_t>(n));
-        if (errors.size() > kStderrTail) errors.erase(0, errors.size() - kStderrTail);
-      } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-        errorsOpen = false;
-      }
-    }
+  worker = JitWorkerPool::instance().take(program, name);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limitSeconds);
+  JitWorkerProcess::Ending ending;
+  std::optional<std::string> answer = worker->exchange(request, deadline, ending);
+  if (answer) {
+    if (std::string note = stderrNote(ending.stderrTail); !note.empty())
+      log().debug("JIT worker for '{}' wrote to stderr{}", name, note);
+    *keepWorker = true;
+    return std::move(*answer);
   }
-  if (answerOpen || errorsOpen) ::kill(pid, SIGKILL);
-  int status = 0;
-  pid_t waited;
-  do {
-    waited = ::waitpid(pid, &status, 0);
-  } while (waited < 0 && errno == EINTR);
-  // An application that ignores SIGCHLD has children reaped for it (ECHILD): then the answer
-  // alone says whether the worker finished.
-  bool statusKnown = waited == pid;
-
-  if (timedOut)
+  worker.reset();  // ended and reaped
+  if (ending.timedOut)
     fail(XPURT_ERROR_INVALID_MODULE,
          "module '{}' was still {} after {} s (XPURT_JIT_TIMEOUT); its JIT worker "
          "was stopped. Raise XPURT_JIT_TIMEOUT if the module is that large",
          name, job.ing, limitSeconds);
-  if (tooLarge)
+  if (ending.tooLarge)
     fail(XPURT_ERROR_INVALID_MODULE,
-         "module '{}': the JIT worker's answer grew past {} bytes; it was stopped", name,
-         kMaxAnswerBytes);
-  if (statusKnown && WIFSIGNALED(status))
+         "module '{}': the JIT worker's answer was too large; it was stopped", name);
+  int status = ending.status;
+  if (ending.statusKnown && WIFSIGNALED(status))
     throw WorkerCrashed(
         XPURT_ERROR_INVALID_MODULE,
         fmt::format("module '{}' could not be {}: the JIT worker process {} died of {}{}. This "
                     "process is unaffected; the module is malformed in a way the checks before "
                     "translation do not catch (or LLVM has a bug)",
-                    name, job.ed, job.process, signalName(WTERMSIG(status)), stderrNote(errors)));
-  if (statusKnown && WIFEXITED(status) && WEXITSTATUS(status) != 0)
+                    name, job.ed, job.process, signalName(WTERMSIG(status)),
+                    stderrNote(ending.stderrTail)));
+  if (ending.statusKnown && WIFEXITED(status) && WEXITSTATUS(status) != 0)
     fail(XPURT_ERROR_INVALID_MODULE,
          "module '{}' could not be {}: the JIT worker process {} exited with status {}{}. "
          "This process is unaffected",
-         name, job.ed, job.process, WEXITSTATUS(status), stderrNote(errors));
-  if (std::string note = stderrNote(errors); !note.empty())
-    log().debug("JIT worker for '{}' wrote to stderr{}", name, note);
-  return answer;
+         name, job.ed, job.process, WEXITSTATUS(status), stderrNote(ending.stderrTail));
+  fail(XPURT_ERROR_INVALID_MODULE,
+       "module '{}' could not be {}: the JIT worker process ended without a complete answer", name,
+       job.ed);
 }
 
 // Compiles in this process; the only choice where no worker can be started.
@@ -328,68 +272,99 @@ std::string compileInWorker(std::string_view backend, const std::vector<uint32_t
     return compile(words, name, options);
   }
   JobWords job = jobWords(backend);
-  std::string bytes = runWorker(*program, encodeRequest(backend, words, name, options), name, job);
+  bool keepWorker = false;
+  std::unique_ptr<JitWorkerProcess> worker;
+  std::string bytes = runWorker(*program, encodeRequest(backend, words, name, options), name, job,
+                                &keepWorker, worker);
   std::optional<Answer> answer = decodeAnswer(bytes);
   if (!answer)
     fail(XPURT_ERROR_INVALID_MODULE,
-         "module '{}' could not be {}: the JIT worker process ended without a complete "
-         "answer ({} bytes)",
+         "module '{}' could not be {}: the JIT worker process gave an answer that is not one "
+         "({} bytes)",
          name, job.ed, bytes.size());
   for (const LogRecord &l : answer->logs) log().log(l.level, "{}", l.text);
   if (answer->code != XPURT_SUCCESS) throw Error(answer->code, answer->message);
+  // Only a worker that compiled a module serves the next one (jit_worker_process.hpp).
+  if (keepWorker) JitWorkerPool::instance().keep(std::move(worker));
   return std::move(answer->compiled);
 }
 
+namespace {
+
+// Reads exactly n bytes: 1 when done, 0 at the end of the input before any, -1 otherwise.
+int readExactly(void *to, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t got = ::read(STDIN_FILENO, static_cast<char *>(to) + done, n - done);
+    if (got > 0)
+      done += static_cast<size_t>(got);
+    else if (got == 0)
+      return done == 0 ? 0 : -1;
+    else if (errno != EINTR)
+      return -1;
+  }
+  return 1;
+}
+
+bool writeAll(const void *from, size_t n) {
+  for (size_t done = 0; done < n;) {
+    ssize_t put = ::write(STDOUT_FILENO, static_cast<const char *>(from) + done, n - done);
+    if (put > 0)
+      done += static_cast<size_t>(put);
+    else if (errno != EINTR)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
 }  // namespace xpurt::core
 
+// Answers requests, one frame in and one frame out each (jit_worker_process.hpp), until its
+// input ends.
 extern "C" XPURT_API int xpurt_internal_jit_worker_main(int, char **) {
   using namespace xpurt;
   // A crash here is reported by the parent; a core file per malformed module would not help.
   rlimit noCore{0, 0};
   ::setrlimit(RLIMIT_CORE, &noCore);
-  std::string request;
-  char buffer[65536];
-  for (;;) {
-    ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
-    if (n > 0)
-      request.append(buffer, static_cast<size_t>(n));
-    else if (n == 0)
-      break;
-    else if (errno != EINTR)
-      return 3;
-  }
   auto sink = std::make_shared<core::CollectingSink>();
   core::log().sinks().clear();
   core::log().sinks().push_back(sink);
-  core::Answer answer;
-  try {
-    core::applyLogLevelFromEnv();
-    std::optional<core::Request> q = core::decodeRequest(request);
-    core::Compiler compile = q ? core::findCompiler(q->backend) : nullptr;
-    if (!compile) {
-      std::fputs("xpurt-jit-worker: malformed request (this program is started by libxpurt)\n",
-                 stderr);
-      return 2;
+  for (;;) {
+    uint64_t size = 0;
+    int got = core::readExactly(&size, sizeof size);
+    if (got == 0) return 0;  // the parent is done with this worker
+    if (got < 0 || size > core::kMaxRequestBytes) return 3;
+    std::string request(size, '\0');
+    if (core::readExactly(request.data(), size) != 1) return 3;
+    sink->records.clear();
+    core::Answer answer;
+    try {
+      std::optional<core::Request> q = core::decodeRequest(request);
+      core::Compiler compile = q ? core::findCompiler(q->backend) : nullptr;
+      if (!compile) {
+        std::fputs("xpurt-jit-worker: malformed request (this program is started by libxpurt)\n",
+                   stderr);
+        return 2;
+      }
+      core::adoptSettings(q->settings);
+      core::applyLogLevelFromEnv();
+      answer.compiled = compile(q->words, q->name, q->options);
+    } catch (const core::Error &e) {
+      answer.code = e.code();
+      answer.message = e.what();
+    } catch (const std::bad_alloc &) {
+      answer.code = XPURT_ERROR_OUT_OF_MEMORY;
+      answer.message = "the JIT ran out of memory compiling the module";
+    } catch (const std::exception &e) {
+      answer.code = XPURT_ERROR_UNKNOWN;
+      answer.message = std::string("the JIT failed: ") + e.what();
     }
-    answer.compiled = compile(q->words, q->name, q->options);
-  } catch (const core::Error &e) {
-    answer.code = e.code();
-    answer.message = e.what();
-  } catch (const std::bad_alloc &) {
-    answer.code = XPURT_ERROR_OUT_OF_MEMORY;
-    answer.message = "the JIT ran out of memory compiling the module";
-  } catch (const std::exception &e) {
-    answer.code = XPURT_ERROR_UNKNOWN;
-    answer.message = std::string("the JIT failed: ") + e.what();
-  }
-  answer.logs = std::move(sink->records);
-  std::string bytes = core::encodeAnswer(answer);
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t n = ::write(STDOUT_FILENO, bytes.data() + done, bytes.size() - done);
-    if (n > 0)
-      done += static_cast<size_t>(n);
-    else if (errno != EINTR)
+    answer.logs = std::move(sink->records);
+    std::string bytes = core::encodeAnswer(answer);
+    uint64_t answerSize = bytes.size();
+    if (!core::writeAll(&answerSize, sizeof answerSize) ||
+        !core::writeAll(bytes.data(), bytes.size()))
       return 4;
   }
-  return 0;
 }

@@ -1,10 +1,12 @@
 // Compiling a module in a JIT worker process, for every backend that compiles through LLVM.
 // LLVM 15 and LLVMSPIRVLib as Debian builds them keep their assertions, and the translator
 // calls exit() on some header fields: a malformed module could end the host process. So
-// translation and code generation run in a short-lived child (xpurt-jit-worker, beside libxpurt
-// in its "xpurt" folder); its death by a signal, an exit or a time limit becomes
-// XPURT_ERROR_INVALID_MODULE, and this process only receives the backend's compiled module as
-// bytes, which the backend checks as it checks a disk cache entry.
+// translation and code generation run in a child (xpurt-jit-worker, beside libxpurt in its
+// "xpurt" folder), kept for later modules while it compiles them (jit_worker_process.hpp); its
+// death by a signal, an exit or a time limit becomes XPURT_ERROR_INVALID_MODULE, and this
+// process only receives the backend's compiled module as bytes, which the backend checks as it
+// checks a disk cache entry. The worker compiles with this process's XPURT_ settings of the
+// moment, sent with each module.
 #pragma once
 
 #include "backend.hpp"
@@ -45,6 +47,7 @@ std::string compileInWorker(std::string_view backend, const std::vector<uint32_t
 
 }  // namespace xpurt::core
 
-// The worker program's whole body (its main calls it): reads one request on stdin, writes
-// one answer on stdout. Exported for that program only; not part of xpurt's API.
+// The worker program's whole body (its main calls it): reads requests on stdin and writes
+// their answers on stdout until stdin ends. Exported for that program only; not part of xpurt's
+// API.
 extern "C" XPURT_API int xpurt_internal_jit_worker_main(int argc, char **argv);

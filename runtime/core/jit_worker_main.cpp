@@ -1,4 +1,4 @@
-// xpurt-jit-worker: the process libxpurt starts to compile one SPIR-V module (jit_worker.hpp).
+// xpurt-jit-worker: the process libxpurt starts to compile SPIR-V modules in (jit_worker.hpp).
 #include <unistd.h>
 
 extern "C" int xpurt_internal_jit_worker_main(int argc, char **argv);

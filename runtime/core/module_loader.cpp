@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string_view>
 
 namespace xpurt::core {
@@ -179,6 +180,17 @@ void failDriverModule(const DriverModuleFailure &f) {
   fail(code, "module '{}': the {} driver could not {} it for {} ({} failed with {}){}{}", f.module,
        f.driver, f.verb, f.device, f.call, f.result, f.log.empty() ? "" : "; ",
        f.log.empty() ? std::string() : fmt::format("{}:\n{}", f.logName, f.log));
+}
+
+std::optional<std::string> nativeLibraryBytes(const NativeLibrary &library) {
+  if (library.kind == NativeLibrary::Kind::Memory)
+    return std::string(static_cast<const char *>(library.data), library.size);
+  if (library.kind != NativeLibrary::Kind::File) return std::nullopt;
+  std::ifstream in(library.path, std::ios::binary);
+  std::string bytes(std::istreambuf_iterator<char>(in), {});
+  if (!in && !in.eof())
+    fail(XPURT_ERROR_NOT_FOUND, "module '{}': cannot read '{}'", library.name, library.path);
+  return bytes;
 }
 
 }  // namespace xpurt::core

@@ -7,6 +7,8 @@
 
 #include "backend.hpp"
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace xpurt::core {
@@ -18,6 +20,10 @@ Ref<Module> loadModule(Device &device, const ModuleSource &source, const ModuleO
 // A SPIR-V module in memory (such as a linked one), named `name` in messages.
 Ref<Module> loadSpirvModule(Device &device, std::span<const std::byte> spirv,
                             const std::string &name, const ModuleOptions &options);
+
+// The bytes of a native library in memory or in a file (NOT_FOUND where the file cannot be
+// read); nullopt for a bare name, which only a dynamic linker's search resolves.
+std::optional<std::string> nativeLibraryBytes(const NativeLibrary &library);
 
 // What a device's driver said when it refused to build or load a module's code.
 struct DriverModuleFailure {

@@ -13,8 +13,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 namespace xpurt::cuda {
@@ -251,18 +249,9 @@ core::Ref<core::Module> loadCudaSpirvModule(core::Ref<CudaDevice> device,
 core::Ref<core::Module> loadCudaNativeModule(core::Ref<CudaDevice> device,
                                              const core::NativeLibrary &library,
                                              const core::ModuleOptions &) {
-  std::string bytes;
-  if (library.kind == core::NativeLibrary::Kind::Memory) {
-    bytes.assign(static_cast<const char *>(library.data), library.size);
-  } else if (library.kind == core::NativeLibrary::Kind::File) {
-    std::ifstream in(library.path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-    if (!in && !in.eof())
-      core::fail(XPURT_ERROR_NOT_FOUND, "module '{}': cannot read '{}'", library.name,
-                 library.path);
-  } else {
-    return nullptr;  // a bare name: a CUDA device has no library search of its own
-  }
+  std::optional<std::string> read = core::nativeLibraryBytes(library);
+  if (!read) return nullptr;  // a bare name: a CUDA device has no library search of its own
+  std::string bytes = std::move(*read);
   std::span<const std::byte> span(reinterpret_cast<const std::byte *>(bytes.data()), bytes.size());
   if (isPtxText(span) && bytes.find('\0') == std::string::npos)
     bytes.push_back('\0');  // the driver reads PTX as a C string

@@ -16,9 +16,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iterator>
-
 namespace xpurt::level_zero {
 namespace {
 
@@ -240,20 +237,10 @@ core::Ref<core::Module> loadZeSpirvModule(core::Ref<ZeDevice> device,
 core::Ref<core::Module> loadZeNativeModule(core::Ref<ZeDevice> device,
                                            const core::NativeLibrary &library,
                                            const core::ModuleOptions &options) {
-  std::string bytes;
-  std::span<const std::byte> data;
-  if (library.kind == core::NativeLibrary::Kind::Memory) {
-    data = {static_cast<const std::byte *>(library.data), library.size};
-  } else if (library.kind == core::NativeLibrary::Kind::File) {
-    std::ifstream in(library.path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), {});
-    if (!in && !in.eof())
-      core::fail(XPURT_ERROR_NOT_FOUND, "module '{}': cannot read '{}'", library.name,
-                 library.path);
-    data = {reinterpret_cast<const std::byte *>(bytes.data()), bytes.size()};
-  } else {
-    return nullptr;  // a bare name: a Level Zero device has no library search of its own
-  }
+  std::optional<std::string> bytes = core::nativeLibraryBytes(library);
+  if (!bytes) return nullptr;  // a bare name: a Level Zero device has no library search of its own
+  std::span<const std::byte> data(reinterpret_cast<const std::byte *>(bytes->data()),
+                                  bytes->size());
   ze_module_handle_t module =
       createModule(*device, ZE_MODULE_FORMAT_NATIVE, data, library.name, options);
   return core::makeRef<ZeModule>(std::move(device), library.name, module,

@@ -99,24 +99,31 @@ TEST(Config, IspcrtGpuDeviceIsIspcrtsNotXpurts) {
   xpurtRelease(d);
 }
 
+// The CPU's settings are read where the CPU device is made: asked for by type, since the
+// default device is a GPU where there is one.
 TEST(Config, BadValuesNameTheVariableAndLeaveTheRuntimeUsable) {
   struct Case {
     const char *name, *value;
-  } cases[] = {{"XPURT_DEVICE", "fpga"},          {"XPURT_DEVICE", "cpu:x"},
-               {"XPURT_DEVICE", "auto:1"},        {"XPURT_LOG_LEVEL", "loud"},
-               {"XPURT_CPU_THREADS", "0"},        {"XPURT_CPU_THREADS", "many"},
-               {"XPURT_CPU_THREADS", "99999999"}, {"XPURT_CPU_DEVICE_MEMORY", "remote"}};
+    XpurtDeviceType type;
+  } cases[] = {{"XPURT_DEVICE", "fpga", XPURT_DEVICE_TYPE_AUTO},
+               {"XPURT_DEVICE", "cpu:x", XPURT_DEVICE_TYPE_AUTO},
+               {"XPURT_DEVICE", "auto:1", XPURT_DEVICE_TYPE_AUTO},
+               {"XPURT_LOG_LEVEL", "loud", XPURT_DEVICE_TYPE_AUTO},
+               {"XPURT_CPU_THREADS", "0", XPURT_DEVICE_TYPE_CPU},
+               {"XPURT_CPU_THREADS", "many", XPURT_DEVICE_TYPE_CPU},
+               {"XPURT_CPU_THREADS", "99999999", XPURT_DEVICE_TYPE_CPU},
+               {"XPURT_CPU_DEVICE_MEMORY", "remote", XPURT_DEVICE_TYPE_CPU}};
   for (const Case &c : cases) {
     SCOPED_TRACE(std::string(c.name) + "=" + c.value);
     XpurtDevice d = nullptr;
     {
       ScopedEnv env(c.name, c.value);
-      EXPECT_XPURT(XPURT_ERROR_INVALID_CONFIG, xpurtGetDevice(XPURT_DEVICE_TYPE_AUTO, 0, &d));
+      EXPECT_XPURT(XPURT_ERROR_INVALID_CONFIG, xpurtGetDevice(c.type, 0, &d));
       EXPECT_TRUE(contains(lastMessage(), c.name)) << lastMessage();
       EXPECT_TRUE(contains(lastMessage(), c.value)) << lastMessage();
       EXPECT_EQ(d, nullptr);
     }
-    EXPECT_XPURT(XPURT_SUCCESS, xpurtGetDevice(XPURT_DEVICE_TYPE_AUTO, 0, &d));
+    EXPECT_XPURT(XPURT_SUCCESS, xpurtGetDevice(c.type, 0, &d));
     xpurtRelease(d);
   }
 }

