@@ -54,13 +54,7 @@ std::vector<std::pair<std::string, std::string>> currentSettings() {
 
 // In the worker: its XPURT_ settings become those of the request.
 void adoptSettings(const std::vector<std::pair<std::string, std::string>> &settings) {
-  std::vector<std::string> ours;
-  for (char **e = environ; *e; ++e) {
-    std::string_view entry(*e);
-    if (entry.substr(0, kSettingsPrefix.size()) == kSettingsPrefix)
-      ours.emplace_back(entry.substr(0, entry.find('=')));
-  }
-  for (const std::string &name : ours) ::unsetenv(name.c_str());
+  for (const auto &[name, value] : currentSettings()) ::unsetenv(name.c_str());
   for (const auto &[name, value] : settings) ::setenv(name.c_str(), value.c_str(), 1);
 }
 
@@ -200,10 +194,10 @@ JobWords jobWords(std::string_view backend) {
   return {"compiling", "compiled", "that translates and compiles it"};
 }
 
-// What a worker made of the request: its answer bytes, or an Error saying how it ended. A
-// worker that answered goes back to the pool when the answer is a compiled module.
+// What a worker made of the request: its answer bytes, with `worker` the one that answered, or
+// an Error saying how it ended.
 std::string runWorker(const std::string &program, const std::string &request,
-                      const std::string &name, JobWords job, bool *keepWorker,
+                      const std::string &name, JobWords job,
                       std::unique_ptr<JitWorkerProcess> &worker) {
   // Read first: a bad value must fail the load before a worker is started.
   uint64_t limitSeconds = envUnsigned("XPURT_JIT_TIMEOUT", 1, 86400, 600);
@@ -214,7 +208,6 @@ std::string runWorker(const std::string &program, const std::string &request,
   if (answer) {
     if (std::string note = stderrNote(ending.stderrTail); !note.empty())
       log().debug("JIT worker for '{}' wrote to stderr{}", name, note);
-    *keepWorker = true;
     return std::move(*answer);
   }
   worker.reset();  // ended and reaped
@@ -272,10 +265,9 @@ std::string compileInWorker(std::string_view backend, const std::vector<uint32_t
     return compile(words, name, options);
   }
   JobWords job = jobWords(backend);
-  bool keepWorker = false;
   std::unique_ptr<JitWorkerProcess> worker;
-  std::string bytes = runWorker(*program, encodeRequest(backend, words, name, options), name, job,
-                                &keepWorker, worker);
+  std::string bytes =
+      runWorker(*program, encodeRequest(backend, words, name, options), name, job, worker);
   std::optional<Answer> answer = decodeAnswer(bytes);
   if (!answer)
     fail(XPURT_ERROR_INVALID_MODULE,
@@ -285,7 +277,7 @@ std::string compileInWorker(std::string_view backend, const std::vector<uint32_t
   for (const LogRecord &l : answer->logs) log().log(l.level, "{}", l.text);
   if (answer->code != XPURT_SUCCESS) throw Error(answer->code, answer->message);
   // Only a worker that compiled a module serves the next one (jit_worker_process.hpp).
-  if (keepWorker) JitWorkerPool::instance().keep(std::move(worker));
+  JitWorkerPool::instance().keep(std::move(worker));
   return std::move(answer->compiled);
 }
 

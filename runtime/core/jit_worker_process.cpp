@@ -176,7 +176,6 @@ JitWorkerPool &JitWorkerPool::instance() {
 
 std::unique_ptr<JitWorkerProcess> JitWorkerPool::take(const std::string &program,
                                                       const std::string &name) {
-  std::vector<std::unique_ptr<JitWorkerProcess>> ended;  // reaped outside the lock
   {
     std::lock_guard lock(mutex_);
     if (owner_ != ::getpid()) {  // a child of fork(): the workers are the parent's
@@ -187,8 +186,7 @@ std::unique_ptr<JitWorkerProcess> JitWorkerPool::take(const std::string &program
     while (!idle_.empty()) {
       std::unique_ptr<JitWorkerProcess> w = std::move(idle_.back());
       idle_.pop_back();
-      if (w->alive()) return w;
-      ended.push_back(std::move(w));
+      if (w->alive()) return w;  // else alive() has reaped it
     }
   }
   return JitWorkerProcess::start(program, name);
