@@ -17,7 +17,7 @@
 namespace xpurt::test {
 namespace {
 
-constexpr size_t kN = 4096;
+constexpr size_t kGraphElements = 4096;
 
 class GraphAcrossDevicesTest : public PartnerDeviceTest {
  protected:
@@ -27,12 +27,12 @@ class GraphAcrossDevicesTest : public PartnerDeviceTest {
 };
 
 TEST_P(GraphAcrossDevicesTest, AGraphOnCoherentViewsRunsOnItsDeviceAndTakesNewInputEachLaunch) {
-  std::vector<int32_t> values(kN);
-  CoherentArray<int32_t> in(values), mid(kN), out(kN);
+  std::vector<int32_t> values(kGraphElements);
+  CoherentArray<int32_t> in(values), mid(kGraphElements), out(kGraphElements);
   Graph g;
   auto up = g.copyToDevice(in);  // the application's bytes, each launch
-  auto first = g.launch(addInt, Range(kN), {Arg::read(in), Arg::write(mid), int32_t{1}});
-  auto second = g.launch(addInt, Range(kN), {Arg::read(mid), Arg::write(out), int32_t{10}});
+  auto first = g.launch(addInt, Range(kGraphElements), {Arg::read(in), Arg::write(mid), int32_t{1}});
+  auto second = g.launch(addInt, Range(kGraphElements), {Arg::read(mid), Arg::write(out), int32_t{10}});
   auto down = g.copyToHost(out);
   GraphExec exec = g.instantiate(device);
   for (auto node : {up, first, second, down})
@@ -40,25 +40,25 @@ TEST_P(GraphAcrossDevicesTest, AGraphOnCoherentViewsRunsOnItsDeviceAndTakesNewIn
   for (int32_t launch = 0; launch < 3; ++launch) {
     std::iota(values.begin(), values.end(), launch * 100);
     queue.launch(exec).wait();
-    for (size_t i = 0; i < kN; ++i)
+    for (size_t i = 0; i < kGraphElements; ++i)
       ASSERT_EQ(out.hostPtr()[i], launch * 100 + static_cast<int32_t>(i) + 11)
           << "launch " << launch << ", element " << i;
   }
   // Queues use the views after the graph as before it.
-  queue.launch(addInt, Range(kN), {Arg::read(out), Arg::write(mid), int32_t{-11}});
+  queue.launch(addInt, Range(kGraphElements), {Arg::read(out), Arg::write(mid), int32_t{-11}});
   std::vector<int32_t> back = hostValues(queue, mid);
-  for (size_t i = 0; i < kN; ++i) ASSERT_EQ(back[i], 200 + static_cast<int32_t>(i));
+  for (size_t i = 0; i < kGraphElements; ++i) ASSERT_EQ(back[i], 200 + static_cast<int32_t>(i));
 }
 
 // Launches enqueued back to back, from both devices' queues, each after the one before.
 TEST_P(GraphAcrossDevicesTest, LaunchesEnqueuedBackToBackRunOneAfterAnother) {
   for (Partner &p : partners()) {
     SCOPED_TRACE(GetParam().name + " with " + p.name);
-    CoherentArray<int32_t> a(kN);
+    CoherentArray<int32_t> a(kGraphElements);
     std::atomic<int> ran{0}, overlapped{0};
     std::atomic<bool> inside{false};
     Graph g;
-    auto grow = g.launch(addInt, Range(kN), {Arg::read(a), Arg::write(a), int32_t{1}});
+    auto grow = g.launch(addInt, Range(kGraphElements), {Arg::read(a), Arg::write(a), int32_t{1}});
     auto note = g.hostCallback(
         [&] {
           if (inside.exchange(true)) ++overlapped;
@@ -84,14 +84,14 @@ TEST_P(GraphAcrossDevicesTest, CommandsOnCoherentViewsAreCapturedAsTheyAreEnqueu
   for (bool outOfOrder : {false, true}) {
     SCOPED_TRACE(outOfOrder ? "out of order" : "in order");
     TaskQueue capturing(device, QueueOptions{Engine::Any, outOfOrder});
-    std::vector<int32_t> values(kN);
-    CoherentArray<int32_t> in(values), mid(kN), out(kN);
+    std::vector<int32_t> values(kGraphElements);
+    CoherentArray<int32_t> in(values), mid(kGraphElements), out(kGraphElements);
     Graph g;
     capturing.beginCapture(g);
     capturing.copyToDevice(in);
-    capturing.launch(addInt, Range(kN), {Arg::read(in), Arg::write(mid), int32_t{2}});
+    capturing.launch(addInt, Range(kGraphElements), {Arg::read(in), Arg::write(mid), int32_t{2}});
     capturing.fill(out, int32_t{0});
-    capturing.launch(addInt, Range(kN), {Arg::read(mid), Arg::write(out), int32_t{20}});
+    capturing.launch(addInt, Range(kGraphElements), {Arg::read(mid), Arg::write(out), int32_t{20}});
     capturing.copyToHost(out);
     capturing.endCapture();
     EXPECT_EQ(g.size(), 5u);
@@ -99,7 +99,7 @@ TEST_P(GraphAcrossDevicesTest, CommandsOnCoherentViewsAreCapturedAsTheyAreEnqueu
     for (int32_t launch = 1; launch <= 2; ++launch) {
       std::iota(values.begin(), values.end(), launch * 10000);
       capturing.launch(exec).wait();
-      for (size_t i = 0; i < kN; ++i)
+      for (size_t i = 0; i < kGraphElements; ++i)
         ASSERT_EQ(out.hostPtr()[i], launch * 10000 + static_cast<int32_t>(i) + 22)
             << "launch " << launch << ", element " << i;
     }
@@ -109,14 +109,14 @@ TEST_P(GraphAcrossDevicesTest, CommandsOnCoherentViewsAreCapturedAsTheyAreEnqueu
 TEST_P(GraphAcrossDevicesTest, PinnedNodesRunWhereTheyArePinnedAndReadEachOthersResults) {
   for (Partner &p : partners()) {
     SCOPED_TRACE(GetParam().name + " with " + p.name);
-    std::vector<int32_t> values(kN);
-    CoherentArray<int32_t> a(values), b(kN), c(kN), d(kN);
+    std::vector<int32_t> values(kGraphElements);
+    CoherentArray<int32_t> a(values), b(kGraphElements), c(kGraphElements), d(kGraphElements);
     Graph g;
     auto up = g.copyToDevice(a);
-    auto here = g.launch(addInt, Range(kN), {Arg::read(a), Arg::write(b), int32_t{1}});
+    auto here = g.launch(addInt, Range(kGraphElements), {Arg::read(a), Arg::write(b), int32_t{1}});
     // This device's kernel on the other device: its module's SPIR-V is loaded there.
-    auto there = g.launch(addInt, Range(kN), {Arg::read(b), Arg::write(c), int32_t{10}});
-    auto back = g.launch(p.addInt, Range(kN), {Arg::read(c), Arg::write(d), int32_t{100}});
+    auto there = g.launch(addInt, Range(kGraphElements), {Arg::read(b), Arg::write(c), int32_t{10}});
+    auto back = g.launch(p.addInt, Range(kGraphElements), {Arg::read(c), Arg::write(d), int32_t{100}});
     g.copyToHost(d);
     g.pin(up, device);
     g.pin(here, device);
@@ -130,12 +130,12 @@ TEST_P(GraphAcrossDevicesTest, PinnedNodesRunWhereTheyArePinnedAndReadEachOthers
     for (int32_t launch = 0; launch < 4; ++launch) {
       std::iota(values.begin(), values.end(), launch * 1000);
       (launch % 2 ? p.queue : queue).launch(exec).wait();
-      for (size_t i = 0; i < kN; ++i)
+      for (size_t i = 0; i < kGraphElements; ++i)
         ASSERT_EQ(d.hostPtr()[i], launch * 1000 + static_cast<int32_t>(i) + 111)
             << "launch " << launch << ", element " << i;
     }
     std::vector<int32_t> mid = hostValues(p.queue, b);
-    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(mid[i], 3000 + static_cast<int32_t>(i) + 1);
+    for (size_t i = 0; i < kGraphElements; ++i) ASSERT_EQ(mid[i], 3000 + static_cast<int32_t>(i) + 1);
     queue.sync();
   }
 }
@@ -143,11 +143,11 @@ TEST_P(GraphAcrossDevicesTest, PinnedNodesRunWhereTheyArePinnedAndReadEachOthers
 TEST_P(GraphAcrossDevicesTest, RebindingAndNewArgumentsReachNodesOnEveryDevice) {
   for (Partner &p : partners()) {
     SCOPED_TRACE(GetParam().name + " with " + p.name);
-    std::vector<int32_t> first(kN, 1), second(kN, 100);
-    CoherentArray<int32_t> a(first), a2(second), b(kN), c(kN);
+    std::vector<int32_t> first(kGraphElements, 1), second(kGraphElements, 100);
+    CoherentArray<int32_t> a(first), a2(second), b(kGraphElements), c(kGraphElements);
     Graph g;
-    auto here = g.launch(addInt, Range(kN), {Arg::read(a), Arg::write(b), int32_t{1}});
-    auto there = g.launch(addInt, Range(kN), {Arg::read(b), Arg::write(c), int32_t{10}});
+    auto here = g.launch(addInt, Range(kGraphElements), {Arg::read(a), Arg::write(b), int32_t{1}});
+    auto there = g.launch(addInt, Range(kGraphElements), {Arg::read(b), Arg::write(c), int32_t{10}});
     g.pin(here, device);
     g.pin(there, p.device);
     GraphExec exec = g.instantiate({device, p.device});
@@ -157,7 +157,7 @@ TEST_P(GraphAcrossDevicesTest, RebindingAndNewArgumentsReachNodesOnEveryDevice) 
     exec.rebind(a, a2);
     p.queue.launch(exec).wait();
     for (int32_t v : hostValues(p.queue, c)) ASSERT_EQ(v, 121);
-    CoherentArray<int32_t> half(kN / 2);
+    CoherentArray<int32_t> half(kGraphElements / 2);
     expectRefused([&] { exec.rebind(a2, half); }, XPURT_ERROR_INVALID_ARGUMENT, "of the same size");
   }
 }
@@ -165,15 +165,15 @@ TEST_P(GraphAcrossDevicesTest, RebindingAndNewArgumentsReachNodesOnEveryDevice) 
 // Two halves, each with one halo item, swapped between the devices by copy nodes after each
 // step: five steps in one graph, pinned and then left to the runtime, against the host.
 TEST_P(GraphAcrossDevicesTest, AStencilSplitOverTwoDevicesMatchesTheHostWhereverItIsPlaced) {
-  constexpr size_t kHalf = kN / 2;
+  constexpr size_t kHalf = kGraphElements / 2;
   constexpr int kSteps = 5;
-  std::vector<int32_t> start(kN), want;
-  for (size_t i = 0; i < kN; ++i) start[i] = static_cast<int32_t>(i % 7) - 3;
+  std::vector<int32_t> start(kGraphElements), want;
+  for (size_t i = 0; i < kGraphElements; ++i) start[i] = static_cast<int32_t>(i % 7) - 3;
   want = start;
   for (int step = 0; step < kSteps; ++step) {
-    std::vector<int32_t> next(kN);
-    for (size_t i = 0; i < kN; ++i)
-      next[i] = want[i] + (i > 0 ? want[i - 1] : 0) + (i + 1 < kN ? want[i + 1] : 0);
+    std::vector<int32_t> next(kGraphElements);
+    for (size_t i = 0; i < kGraphElements; ++i)
+      next[i] = want[i] + (i > 0 ? want[i - 1] : 0) + (i + 1 < kGraphElements ? want[i + 1] : 0);
     want = next;
   }
   for (Partner &p : partners()) {
@@ -226,14 +226,14 @@ TEST_P(GraphAcrossDevicesTest, AStencilSplitOverTwoDevicesMatchesTheHostWherever
 TEST_P(GraphAcrossDevicesTest, NodesOnOneDevicesMemoryRunThereAndEveryNodeRunsOnAGivenDevice) {
   for (Partner &p : partners()) {
     SCOPED_TRACE(GetParam().name + " with " + p.name);
-    Array<int32_t> mine(device, kN);
-    std::vector<int32_t> values(kN);
+    Array<int32_t> mine(device, kGraphElements);
+    std::vector<int32_t> values(kGraphElements);
     std::iota(values.begin(), values.end(), 0);
-    CoherentArray<int32_t> in(values), out(kN);
+    CoherentArray<int32_t> in(values), out(kGraphElements);
     Graph g;
     auto up = g.copyToDevice(mine);
-    auto onMine = g.launch(addInt, Range(kN), {Arg::read(mine), Arg::write(out), int32_t{5}});
-    auto free = g.launch(addInt, Range(kN), {Arg::read(in), Arg::write(mine), int32_t{1}});
+    auto onMine = g.launch(addInt, Range(kGraphElements), {Arg::read(mine), Arg::write(out), int32_t{5}});
+    auto free = g.launch(addInt, Range(kGraphElements), {Arg::read(in), Arg::write(mine), int32_t{1}});
     auto anywhere = g.hostCallback([] {});
     auto empty = g.empty({anywhere});
     GraphExec exec = g.instantiate({p.device, device});
@@ -241,12 +241,12 @@ TEST_P(GraphAcrossDevicesTest, NodesOnOneDevicesMemoryRunThereAndEveryNodeRunsOn
       EXPECT_TRUE(same(exec.deviceOf(node), device)) << "node " << node.id;
     for (auto node : {anywhere, empty})
       EXPECT_TRUE(same(exec.deviceOf(node), device) || same(exec.deviceOf(node), p.device));
-    for (size_t i = 0; i < kN; ++i) mine.hostPtr()[i] = 7;
+    for (size_t i = 0; i < kGraphElements; ++i) mine.hostPtr()[i] = 7;
     p.queue.launch(exec).wait();
     std::vector<int32_t> got = hostValues(queue, out);
-    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(got[i], 12) << "element " << i;
+    for (size_t i = 0; i < kGraphElements; ++i) ASSERT_EQ(got[i], 12) << "element " << i;
     queue.copyToHost(mine).wait();
-    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(mine.hostPtr()[i], static_cast<int32_t>(i) + 1);
+    for (size_t i = 0; i < kGraphElements; ++i) ASSERT_EQ(mine.hostPtr()[i], static_cast<int32_t>(i) + 1);
   }
 }
 
@@ -257,16 +257,16 @@ TEST_P(GraphAcrossDevicesTest, ANodeFailingOnOneDeviceFailsTheLaunchAndTheOthers
     SCOPED_TRACE(GetParam().name + " with " + p.name);
     std::atomic<bool> failNow{true};
     std::atomic<int> after{0}, beside{0};
-    std::vector<int32_t> values(kN, 1);
-    CoherentArray<int32_t> a(values), b(kN), c(kN);
+    std::vector<int32_t> values(kGraphElements, 1);
+    CoherentArray<int32_t> a(values), b(kGraphElements), c(kGraphElements);
     Graph g;
-    auto first = g.launch(addInt, Range(kN), {Arg::read(a), Arg::write(b), int32_t{1}});
+    auto first = g.launch(addInt, Range(kGraphElements), {Arg::read(a), Arg::write(b), int32_t{1}});
     auto bad = g.hostCallback(
         [&] {
           if (failNow) throw std::runtime_error("the device went away");
         },
         {first});
-    auto next = g.launch(addInt, Range(kN), {Arg::read(b), Arg::write(c), int32_t{10}}, {bad});
+    auto next = g.launch(addInt, Range(kGraphElements), {Arg::read(b), Arg::write(c), int32_t{10}}, {bad});
     auto last = g.hostCallback([&] { ++after; }, {next});
     auto other = g.hostCallback([&] { ++beside; });
     g.pin(first, device);
@@ -288,7 +288,7 @@ TEST_P(GraphAcrossDevicesTest, ANodeFailingOnOneDeviceFailsTheLaunchAndTheOthers
     EXPECT_EQ(after.load(), 0) << "a host callback after the failed node ran";
     EXPECT_EQ(beside.load(), 1) << "an independent node did not run";
     std::vector<int32_t> got = hostValues(p.queue, c);
-    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(got[i], 12) << "the kernel after the failure";
+    for (size_t i = 0; i < kGraphElements; ++i) ASSERT_EQ(got[i], 12) << "the kernel after the failure";
     failNow = false;
     p.queue.launch(exec).wait();
     EXPECT_EQ(after.load(), 1);
@@ -301,10 +301,10 @@ TEST_P(GraphAcrossDevicesTest, ANodeFailingOnOneDeviceFailsTheLaunchAndTheOthers
 TEST_P(GraphAcrossDevicesTest, BadPlacementsAreRefusedNamingTheNodeAndChangeNothing) {
   for (Partner &p : partners()) {
     SCOPED_TRACE(GetParam().name + " with " + p.name);
-    Array<int32_t> mine(device, kN), out(device, kN);
-    CoherentArray<int32_t> shared(kN);
+    Array<int32_t> mine(device, kGraphElements), out(device, kGraphElements);
+    CoherentArray<int32_t> shared(kGraphElements);
     Graph g;
-    auto run = g.launch(addInt, Range(kN), {Arg::read(mine), Arg::write(out), int32_t{1}});
+    auto run = g.launch(addInt, Range(kGraphElements), {Arg::read(mine), Arg::write(out), int32_t{1}});
     g.pin(run, p.device);
     expectRefused(
         [&] {
@@ -336,11 +336,11 @@ TEST_P(GraphAcrossDevicesTest, BadPlacementsAreRefusedNamingTheNodeAndChangeNoth
     expectRefused([&] { p.queue.launch(exec); }, XPURT_ERROR_INVALID_ARGUMENT,
                   "launch it on a queue of");
     // Everything still works.
-    for (size_t i = 0; i < kN; ++i) mine.hostPtr()[i] = 41;
+    for (size_t i = 0; i < kGraphElements; ++i) mine.hostPtr()[i] = 41;
     queue.copyToDevice(mine);
     queue.launch(exec);
     queue.copyToHost(out).wait();
-    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(out.hostPtr()[i], 42);
+    for (size_t i = 0; i < kGraphElements; ++i) ASSERT_EQ(out.hostPtr()[i], 42);
   }
 }
 
@@ -353,11 +353,11 @@ TEST_P(GraphAcrossDevicesTest, LaunchesTeachTheTimeModelKeptBesideTheJitCache) {
                     "in memory only";
   for (Partner &p : partners()) {
     SCOPED_TRACE(GetParam().name + " with " + p.name);
-    CoherentArray<int32_t> a(kN), b(kN), c(kN);
+    CoherentArray<int32_t> a(kGraphElements), b(kGraphElements), c(kGraphElements);
     {
       Graph g;
-      auto here = g.launch(addInt, Range(kN), {Arg::read(a), Arg::write(b), int32_t{1}});
-      auto there = g.launch(addInt, Range(kN), {Arg::read(b), Arg::write(c), int32_t{1}});
+      auto here = g.launch(addInt, Range(kGraphElements), {Arg::read(a), Arg::write(b), int32_t{1}});
+      auto there = g.launch(addInt, Range(kGraphElements), {Arg::read(b), Arg::write(c), int32_t{1}});
       g.pin(here, device);
       g.pin(there, p.device);
       GraphExec exec = g.instantiate({device, p.device});
