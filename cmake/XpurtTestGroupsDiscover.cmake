@@ -3,7 +3,8 @@
 # suite's tests one ctest test per suite and parameter. Set before: program, timeout,
 # environment.
 if(NOT EXISTS "${program}")
-  add_test("${program}_NOT_BUILT" "${program}")
+  get_filename_component(program_name "${program}" NAME)
+  add_test("${program_name}_NOT_BUILT" "${program}")
   return()
 endif()
 execute_process(COMMAND "${program}" --gtest_list_tests OUTPUT_VARIABLE listing
