@@ -5,8 +5,8 @@
 # suite run as one ctest test per suite and parameter (Devices/LaunchTest/cpu runs
 # --gtest_filter=Devices/LaunchTest.*/cpu): every test still runs, in its own process for
 # plain suites, and a suite's tests on one device share one. A process costs 0.1 s to start
-# and end in the plain build and 0.35 s under ASan (LeakSanitizer's scan at exit), more than
-# most of these tests take, and the suite has some 600 of them.
+# and end in the plain build and 0.36 s under ASan at -O0 (docs/TESTING.md), more than most of
+# these tests take, and the suite has some 600 of them.
 function(xpurt_add_gtest_groups target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "TIMEOUT" "ENVIRONMENT")
   set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}_groups.cmake")
