@@ -57,13 +57,6 @@ def syntax_only(arguments, compiled, header):
     return out + ["-fsyntax-only", "-x", "c++", header]
 
 
-def api_command(commands, source):
-    """The command of a source of the runtime's API layer, which includes the public headers."""
-    api = os.path.join(source, "runtime", "api")
-    named = sorted(s for s in commands if os.path.dirname(s) == api and s.endswith(".cpp"))
-    return commands[named[0]] if named else None
-
-
 def command_for(header, commands):
     """The command of a C++ source in the header's folder (the same name first), else of the
     nearest folder above it that has one."""
@@ -94,13 +87,15 @@ def main():
         for folder in HEADER_FOLDERS
         for root, _, names in os.walk(os.path.join(source, folder))
         for name in names if name.endswith(HEADER_SUFFIXES))
+    opencl_folders = {f for f in {os.path.dirname(h) for h in headers}
+                      if any(n.endswith(".cl") for n in os.listdir(f))}
     jobs, unchecked = [], []
     for header in headers:
-        folder = os.path.dirname(header)
-        if any(name.endswith(".cl") for name in os.listdir(folder)):
+        if os.path.dirname(header) in opencl_folders:
             continue  # OpenCL C, built with its .cl files, not a C++ header
         if os.path.relpath(header, source).startswith("include" + os.sep):
-            command = api_command(commands, source)
+            # Public headers take the flags of the runtime's API layer, which includes them.
+            command = command_for(os.path.join(source, "runtime", "api", "_.hpp"), commands)
         else:
             command = command_for(header, commands)
         if command is None:
