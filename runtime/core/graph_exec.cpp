@@ -83,7 +83,66 @@ std::string GraphProgram::description(uint32_t node) const {
   return n.kind == GraphNode::Kind::Wait ? "a wait" : "an empty node";
 }
 
+namespace {
+
+// A graph without child graphs whose every dependency is on an earlier node (as every node's
+// is unless Graph::addDependencies added one forward): its own order is an order where each
+// node comes after its predecessors, so the program is its nodes in place, with no sort.
+bool inOrderWithoutChildren(const GraphBody &body) {
+  for (uint32_t i = 0; i < body.nodes.size(); ++i) {
+    const GraphNode &g = body.nodes[i];
+    if (g.kind == GraphNode::Kind::Child) return false;
+    for (uint32_t d : g.deps)
+      if (d >= i) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void GraphProgram::noteCommand(const Node &node) {
+  if (node.kind != GraphNode::Kind::Command) return;
+  if (node.cmd->isLaunch()) hasLaunches = true;
+  if (usesCoherentView(*node.cmd)) usesCoherent = true;
+}
+
+std::shared_ptr<GraphProgram> GraphProgram::flattenInOrder(const GraphBody &body) {
+  auto n = static_cast<uint32_t>(body.nodes.size());
+  auto program = std::make_shared<GraphProgram>();
+  // Successors of each node as ranges of one array: a counting sort of the edges by source.
+  std::vector<uint32_t> first(n + 1);
+  size_t edges = 0;
+  for (const GraphNode &g : body.nodes) {
+    for (uint32_t d : g.deps) ++first[d + 1];
+    edges += g.deps.size();
+  }
+  for (uint32_t i = 0; i < n; ++i) first[i + 1] += first[i];
+  program->succs.resize(edges);
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t d : body.nodes[i].deps) program->succs[first[d]++] = i;
+  // Each first[d] has moved to the end of d's range, which is where d + 1's begins.
+  program->nodes.resize(n);
+  program->topLevel.resize(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    const GraphNode &g = body.nodes[k];
+    Node &node = program->nodes[k];
+    node.kind = g.kind;
+    node.cmd = g.cmd;
+    if (!g.futures.empty()) node.futures = g.futures;
+    node.pinned = g.device;
+    node.number = k;
+    node.numPreds = static_cast<uint32_t>(g.deps.size());  // deps hold no duplicates
+    node.firstSucc = k == 0 ? 0 : first[k - 1];
+    node.numSuccs = first[k] - node.firstSucc;
+    if (node.numPreds == 0) program->roots.push_back(k);
+    program->topLevel[k] = k;
+    program->noteCommand(node);
+  }
+  return program;
+}
+
 std::shared_ptr<GraphProgram> GraphProgram::flatten(const GraphBody &body) {
+  if (inOrderWithoutChildren(body)) return flattenInOrder(body);
   Flat flat;
   flat.nodes.reserve(body.nodes.size());
   flat.edges.reserve(body.nodes.size());
@@ -130,9 +189,7 @@ std::shared_ptr<GraphProgram> GraphProgram::flatten(const GraphBody &body) {
     node.numSuccs = first[i + 1] - first[i];
     for (uint32_t e = first[i]; e < first[i + 1]; ++e) program->succs.push_back(position[succs[e]]);
     if (node.numPreds == 0) program->roots.push_back(k);
-    if (node.kind == GraphNode::Kind::Command && node.cmd->isLaunch()) program->hasLaunches = true;
-    if (node.kind == GraphNode::Kind::Command && usesCoherentView(*node.cmd))
-      program->usesCoherent = true;
+    program->noteCommand(node);
   }
   program->topLevel.reserve(top.size());
   for (uint32_t t : top) program->topLevel.push_back(position[t]);

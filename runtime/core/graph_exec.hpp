@@ -71,6 +71,12 @@ struct GraphProgram {
   std::string description(uint32_t node) const;
   // INVALID_ARGUMENT naming a node of the cycle if the graph has one.
   static std::shared_ptr<GraphProgram> flatten(const GraphBody &body);
+
+ private:
+  // flatten's way for a graph without child graphs whose nodes come after their dependencies.
+  static std::shared_ptr<GraphProgram> flattenInOrder(const GraphBody &body);
+  // Sets hasLaunches and usesCoherent for a node of the program.
+  void noteCommand(const Node &node);
 };
 
 class GraphExec : public Object {
