@@ -7,6 +7,7 @@
 //   replay_fixed/*          one node: the fixed cost of a replay
 //   build_chain/*/1000      making the graph, its nodes and edges (xpurt: and instantiating)
 //   build_wavefront32/*     the same for the wavefront
+//   build_*/xpurt_batch     the same, the nodes made in one call (xpurt::GraphBatch)
 //
 // ns_per_node is the wall time of an iteration over the graph's nodes. Times are wall-clock
 // (UseRealTime): the work runs on worker threads and xpurt's host thread mostly waits, so its
@@ -102,6 +103,20 @@ struct XpurtDag {
     }
     exec = graph.instantiate(device);
   }
+  // The nodes made in one call.
+  XpurtDag(const Dag &dag, const xpurt::Device &device, xpurt::GraphBatch &batch) {
+    batch.clear();
+    std::vector<xpurt::GraphNode> nodes;
+    nodes.reserve(dag.size());
+    xpurt::Deps deps;
+    for (const std::vector<uint32_t> &preds : dag) {
+      deps.clear();
+      for (uint32_t p : preds) deps.push_back(nodes[p]);
+      nodes.push_back(batch.empty(deps));
+    }
+    graph.add(batch);
+    exec = graph.instantiate(device);
+  }
 };
 
 // The DAG as a flow graph; made inside the arena, which the graph then runs in.
@@ -153,6 +168,25 @@ void buildXpurt(benchmark::State &state, MakeDag make) {
   for (auto _ : state) {
     auto start = Clock::now();
     graph.emplace(dag, rt.device);
+    elapsed += Clock::now() - start;
+    state.PauseTiming();
+    graph.reset();
+    state.ResumeTiming();
+  }
+  setNsPerNode(state, elapsed, dag.size());
+}
+
+// The same with the nodes made in one call; the batch is reused, as a program building many
+// graphs would.
+void buildXpurtBatch(benchmark::State &state, MakeDag make) {
+  Runtime &rt = runtime();
+  Dag dag = make(state);
+  xpurt::GraphBatch batch;
+  std::optional<XpurtDag> graph;
+  Clock::duration elapsed{};
+  for (auto _ : state) {
+    auto start = Clock::now();
+    graph.emplace(dag, rt.device, batch);
     elapsed += Clock::now() - start;
     state.PauseTiming();
     graph.reset();
@@ -213,9 +247,16 @@ BENCHMARK_CAPTURE(replayXpurt, fixed, single)->Name("replay_fixed/xpurt")->UseRe
 BENCHMARK_CAPTURE(replayFlow, fixed, single)->Name("replay_fixed/tbb_flow")->UseRealTime();
 
 BENCHMARK_CAPTURE(buildXpurt, chain, chain)->Name("build_chain/xpurt")->Arg(1000)->UseRealTime();
+BENCHMARK_CAPTURE(buildXpurtBatch, chain, chain)
+    ->Name("build_chain/xpurt_batch")
+    ->Arg(1000)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(buildFlow, chain, chain)->Name("build_chain/tbb_flow")->Arg(1000)->UseRealTime();
 BENCHMARK_CAPTURE(buildXpurt, wavefront32, wavefront32)
     ->Name("build_wavefront32/xpurt")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(buildXpurtBatch, wavefront32, wavefront32)
+    ->Name("build_wavefront32/xpurt_batch")
     ->UseRealTime();
 BENCHMARK_CAPTURE(buildFlow, wavefront32, wavefront32)
     ->Name("build_wavefront32/tbb_flow")

@@ -551,6 +551,46 @@ XPURT_API XpurtResult xpurtGraphAddChildGraph(XpurtGraph graph, XpurtGraph child
 XPURT_API XpurtResult xpurtGraphAddDependencies(XpurtGraph graph, uint32_t count,
                                                 const XpurtGraphNode *from,
                                                 const XpurtGraphNode *to);
+
+/* Many nodes in one call (xpurtGraphAddNodes): empty nodes, task launches and general
+ * launches, each as its xpurtGraphAdd* function adds it, for one lookup of the graph, one lock
+ * and one growth of its node list in all. A dependency is an earlier node of the graph, or
+ * XPURT_GRAPH_BATCH_NODE(i): node i of the same call, which must come before the node naming
+ * it. Copies, fills, host callbacks, waits and child graphs have their own functions only. */
+typedef enum XpurtGraphNodeType {
+  XPURT_GRAPH_NODE_EMPTY = 0,        /* xpurtGraphAddEmpty */
+  XPURT_GRAPH_NODE_LAUNCH = 1,       /* xpurtGraphAddLaunch */
+  XPURT_GRAPH_NODE_LAUNCH_KERNEL = 2 /* xpurtGraphAddLaunchKernel */
+} XpurtGraphNodeType;
+
+#define XPURT_GRAPH_BATCH_NODE(i) ((XpurtGraphNode)(0x80000000u | (uint32_t)(i)))
+
+typedef struct XpurtGraphNodeDesc {
+  uint32_t structSize; /* sizeof(XpurtGraphNodeDesc) (see above), the same in every element */
+  XpurtGraphNodeType type;
+  uint32_t numDeps;
+  const XpurtGraphNode *deps;
+  XpurtKernel kernel; /* LAUNCH and LAUNCH_KERNEL */
+  /* LAUNCH: the arguments of xpurtGraphAddLaunch (params may be NULL; d: d0, d1, d2) */
+  XpurtMemoryView params;
+  uint32_t numAccesses;
+  const XpurtViewAccess *accesses;
+  size_t d[3];
+  /* LAUNCH_KERNEL: the arguments of xpurtGraphAddLaunchKernel */
+  uint32_t numArgs;
+  const XpurtKernelArg *args;
+  uint32_t workDim;
+  const size_t *globalOffset;
+  const size_t *globalSize;
+  const size_t *localSize;
+} XpurtGraphNodeDesc;
+
+/* Adds count nodes, described at nodes (an array of XpurtGraphNodeDesc of the caller's
+ * structSize), numbered *first, *first + 1, ... in order (first may be NULL). All or none: a
+ * node that its own function would refuse, or a dependency on a node of the call at or after
+ * it, fails the call with a message naming nodes[i], and no node is added. */
+XPURT_API XpurtResult xpurtGraphAddNodes(XpurtGraph graph, uint32_t count,
+                                         const XpurtGraphNodeDesc *nodes, XpurtGraphNode *first);
 XPURT_API XpurtResult xpurtGraphGetNodeCount(XpurtGraph graph, uint32_t *count);
 /* The graph in Graphviz's DOT language. *size: in, the capacity of buffer (buffer may be NULL
  * with 0); out, the bytes the text needs with its terminating NUL (also when it fails). A

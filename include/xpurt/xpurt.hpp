@@ -479,6 +479,7 @@ class Range {
  private:
   friend class TaskQueue;
   friend class Graph;
+  friend class GraphBatch;
   friend class SplitLaunch;
   uint32_t dims_;
   size_t global_[3], local_[3] = {1, 1, 1}, offset_[3] = {0, 0, 0};

@@ -4,6 +4,7 @@
 #include "core/graph_exec.hpp"
 #include "core/task_queue.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <initializer_list>
 
@@ -80,6 +81,55 @@ core::CommandBuilder::ArgInput argInput(const XpurtKernelArg &a,
   return {a.kind, a.size, a.value, v, a.offset, a.access};
 }
 
+// A task launch's node (xpurtGraphAddLaunch).
+GraphNode launchNode(XpurtKernel kernel, XpurtMemoryView params, uint32_t numAccesses,
+                     const XpurtViewAccess *accesses, size_t d0, size_t d1, size_t d2) {
+  auto k = api::lookup<core::Kernel>(kernel, "kernel");
+  Ref<MemoryView> p = params ? api::lookup<MemoryView>(params, "params") : nullptr;
+  std::vector<Ref<MemoryView>> views;
+  auto inputs = accessInputs(numAccesses, accesses, views);
+  std::span<const core::CommandBuilder::AccessInput> declared(inputs);
+  return commandNode(builderFor(k->module().device())
+                         .launch(*k, p.get(), numAccesses ? &declared : nullptr, d0, d1, d2));
+}
+
+// A general launch's node (xpurtGraphAddLaunchKernel).
+GraphNode launchKernelNode(XpurtKernel kernel, uint32_t numArgs, const XpurtKernelArg *args,
+                           uint32_t workDim, const size_t *globalOffset, const size_t *globalSize,
+                           const size_t *localSize) {
+  auto k = api::lookup<core::Kernel>(kernel, "kernel");
+  if (numArgs && !args)
+    core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} arguments announced but args is NULL", numArgs);
+  std::vector<Ref<MemoryView>> views;
+  std::vector<core::CommandBuilder::ArgInput> inputs;
+  for (uint32_t i = 0; i < numArgs; ++i) inputs.push_back(argInput(args[i], views));
+  return commandNode(builderFor(k->module().device())
+                         .launchKernel(*k, inputs, workDim, globalOffset, globalSize, localSize));
+}
+
+// Makes n the node desc describes (xpurtGraphAddNodes), with its dependencies as given.
+void describeNode(const XpurtGraphNodeDesc &desc, GraphNode &n) {
+  switch (desc.type) {
+    case XPURT_GRAPH_NODE_EMPTY:
+      break;
+    case XPURT_GRAPH_NODE_LAUNCH:
+      n = launchNode(desc.kernel, desc.params, desc.numAccesses, desc.accesses, desc.d[0],
+                     desc.d[1], desc.d[2]);
+      break;
+    case XPURT_GRAPH_NODE_LAUNCH_KERNEL:
+      n = launchKernelNode(desc.kernel, desc.numArgs, desc.args, desc.workDim, desc.globalOffset,
+                           desc.globalSize, desc.localSize);
+      break;
+    default:
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                 "type {} is not XPURT_GRAPH_NODE_EMPTY, _LAUNCH or _LAUNCH_KERNEL; add copies, "
+                 "fills, host callbacks, waits and child graphs with their own functions",
+                 static_cast<int>(desc.type));
+  }
+  std::span<const uint32_t> deps = dependencies(desc.numDeps, desc.deps);
+  n.deps.assign(deps.begin(), deps.end());
+}
+
 }  // namespace
 
 extern "C" {
@@ -136,15 +186,8 @@ XPURT_API XpurtResult xpurtGraphAddLaunch(XpurtGraph graph, XpurtKernel kernel,
                                           const XpurtViewAccess *accesses, size_t d0, size_t d1,
                                           size_t d2, uint32_t numDeps, const XpurtGraphNode *deps,
                                           XpurtGraphNode *node) {
-  return addNode("xpurtGraphAddLaunch", graph, numDeps, deps, node, [&] {
-    auto k = api::lookup<core::Kernel>(kernel, "kernel");
-    Ref<MemoryView> p = params ? api::lookup<MemoryView>(params, "params") : nullptr;
-    std::vector<Ref<MemoryView>> views;
-    auto inputs = accessInputs(numAccesses, accesses, views);
-    std::span<const core::CommandBuilder::AccessInput> declared(inputs);
-    return commandNode(builderFor(k->module().device())
-                           .launch(*k, p.get(), numAccesses ? &declared : nullptr, d0, d1, d2));
-  });
+  return addNode("xpurtGraphAddLaunch", graph, numDeps, deps, node,
+                 [&] { return launchNode(kernel, params, numAccesses, accesses, d0, d1, d2); });
 }
 
 XPURT_API XpurtResult xpurtGraphAddLaunchKernel(XpurtGraph graph, XpurtKernel kernel,
@@ -154,14 +197,7 @@ XPURT_API XpurtResult xpurtGraphAddLaunchKernel(XpurtGraph graph, XpurtKernel ke
                                                 uint32_t numDeps, const XpurtGraphNode *deps,
                                                 XpurtGraphNode *node) {
   return addNode("xpurtGraphAddLaunchKernel", graph, numDeps, deps, node, [&] {
-    auto k = api::lookup<core::Kernel>(kernel, "kernel");
-    if (numArgs && !args)
-      core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} arguments announced but args is NULL", numArgs);
-    std::vector<Ref<MemoryView>> views;
-    std::vector<core::CommandBuilder::ArgInput> inputs;
-    for (uint32_t i = 0; i < numArgs; ++i) inputs.push_back(argInput(args[i], views));
-    return commandNode(builderFor(k->module().device())
-                           .launchKernel(*k, inputs, workDim, globalOffset, globalSize, localSize));
+    return launchKernelNode(kernel, numArgs, args, workDim, globalOffset, globalSize, localSize);
   });
 }
 
@@ -252,6 +288,38 @@ XPURT_API XpurtResult xpurtGraphAddDependencies(XpurtGraph graph, uint32_t count
     if (count && (!from || !to))
       core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} edges announced but from or to is NULL", count);
     g->addDependencies({from, count}, {to, count});
+  });
+}
+
+XPURT_API XpurtResult xpurtGraphAddNodes(XpurtGraph graph, uint32_t count,
+                                         const XpurtGraphNodeDesc *nodes, XpurtGraphNode *first) {
+  return api::guarded("xpurtGraphAddNodes", [&] {
+    auto g = api::lookup<core::Graph>(graph, "graph");
+    if (count && !nodes)
+      core::fail(XPURT_ERROR_INVALID_ARGUMENT, "{} nodes announced but nodes is NULL", count);
+    std::vector<GraphNode> made;
+    made.reserve(count);
+    uint32_t stride = count ? nodes->structSize : 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      const auto *at = reinterpret_cast<const XpurtGraphNodeDesc *>(
+          reinterpret_cast<const std::byte *>(nodes) + size_t{i} * stride);
+      if (at->structSize != stride)
+        core::fail(XPURT_ERROR_INVALID_ARGUMENT,
+                   "nodes[{}].structSize is {} where nodes[0]'s is {}: the array holds structs "
+                   "of one header; set every element's to sizeof(XpurtGraphNodeDesc)",
+                   i, at->structSize, stride);
+      try {
+        // The caller's own layout is read in place; another one through the defaults.
+        if (stride == sizeof(XpurtGraphNodeDesc))
+          describeNode(*at, made.emplace_back());
+        else
+          describeNode(api::versionedInput(at, "XpurtGraphNodeDesc"), made.emplace_back());
+      } catch (const core::Error &e) {
+        core::fail(e.code(), "nodes[{}]: {}", i, e.what());
+      }
+    }
+    uint32_t id = g->addAll(std::move(made));
+    if (first) *first = id;
   });
 }
 

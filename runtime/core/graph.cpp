@@ -3,6 +3,7 @@
 #include "error.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace xpurt::core {
 
@@ -63,13 +64,30 @@ GraphBody &Graph::writable() {
   return *body_;
 }
 
+// The message for a dependency d that names no node of a graph of count nodes.
+static std::string unknownDependency(uint32_t d, uint32_t count) {
+  if (d & Graph::kCallNode)
+    return fmt::format(
+        "dependency XPURT_GRAPH_BATCH_NODE({}) names a node of a call to xpurtGraphAddNodes, "
+        "which only that call's later nodes may name; name it by the number the call gave it",
+        d & ~Graph::kCallNode);
+  return fmt::format(
+      "dependency {} is not a node of the graph: it has {} node{} (numbered from 0 in the order "
+      "they were added)",
+      d, count, count == 1 ? "" : "s");
+}
+
 void Graph::checkDeps(std::span<const uint32_t> deps, uint32_t count) const {
   for (uint32_t d : deps)
-    if (d >= count)
-      fail(XPURT_ERROR_INVALID_ARGUMENT,
-           "dependency {} is not a node of the graph: it has {} node{} (numbered from 0 in the "
-           "order they were added)",
-           d, count, count == 1 ? "" : "s");
+    if (d >= count) fail(XPURT_ERROR_INVALID_ARGUMENT, "{}", unknownDependency(d, count));
+}
+
+// Drops repeated entries of deps, keeping the first of each.
+static void dropRepeats(std::vector<uint32_t> &deps) {
+  auto end = deps.begin();
+  for (auto it = deps.begin(); it != deps.end(); ++it)
+    if (std::find(deps.begin(), end, *it) == end) *end++ = *it;
+  deps.erase(end, deps.end());
 }
 
 uint32_t Graph::add(GraphNode &&node, std::span<const uint32_t> deps) {
@@ -81,6 +99,46 @@ uint32_t Graph::add(GraphNode &&node, std::span<const uint32_t> deps) {
   if (!node.uses.empty()) hazards_.addDeclared(node.uses, id, node.deps);
   writable().nodes.push_back(std::move(node));
   return id;
+}
+
+uint32_t Graph::addAll(std::vector<GraphNode> &&nodes) {
+  std::lock_guard lock(mutex_);
+  auto first = static_cast<uint32_t>(body_->nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (uint32_t &d : nodes[i].deps) {
+      uint32_t own = d & ~kCallNode;
+      if ((d & kCallNode) && own < i) {
+        d = first + own;
+        continue;
+      }
+      if (d & kCallNode)
+        fail(XPURT_ERROR_INVALID_ARGUMENT,
+             "nodes[{}]: dependency XPURT_GRAPH_BATCH_NODE({}) is not a node before it in the "
+             "call; a node may run after the call's earlier nodes only",
+             i, own);
+      if (d >= first)
+        fail(XPURT_ERROR_INVALID_ARGUMENT,
+             "nodes[{}]: {}; name a node of this call with "
+             "XPURT_GRAPH_BATCH_NODE(i)",
+             i, unknownDependency(d, first));
+    }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    GraphNode &node = nodes[i];
+    dropRepeats(node.deps);
+    if (!node.uses.empty())
+      hazards_.addDeclared(node.uses, first + static_cast<uint32_t>(i), node.deps);
+  }
+  GraphBody &body = writable();
+  if (body.nodes.empty()) {  // the graph's first nodes: the list itself
+    body.nodes = std::move(nodes);
+    return first;
+  }
+  // Grown as push_back grows it, so that many small calls stay linear.
+  size_t needed = first + nodes.size();
+  if (body.nodes.capacity() < needed)
+    body.nodes.reserve(std::max(needed, 2 * body.nodes.capacity()));
+  std::move(nodes.begin(), nodes.end(), std::back_inserter(body.nodes));
+  return first;
 }
 
 uint32_t Graph::addWithDependencies(GraphNode &&node, std::vector<uint32_t> deps) {

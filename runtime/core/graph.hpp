@@ -69,6 +69,12 @@ class Graph : public Object {
   // Adds the node after deps (each an earlier node; INVALID_ARGUMENT otherwise) and after the
   // earlier nodes its declared memory conflicts with. Returns its number.
   uint32_t add(GraphNode &&node, std::span<const uint32_t> deps);
+  // A dependency of a node of addAll on the node at this index of the same call, or'd in.
+  static constexpr uint32_t kCallNode = 0x80000000u;
+  // Adds nodes in order, as add would one by one, numbered from the number it returns. Each
+  // node's deps are earlier nodes of the graph, or kCallNode | i for nodes[i] (i before the
+  // node). Nothing is added if a dependency is wrong (INVALID_ARGUMENT naming nodes[i]).
+  uint32_t addAll(std::vector<GraphNode> &&nodes);
   // As add, with exactly the dependencies given (capture computes its own).
   uint32_t addWithDependencies(GraphNode &&node, std::vector<uint32_t> deps);
   // Edges from[i] -> to[i]; INVALID_ARGUMENT for an unknown node or an edge that closes a
