@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The payload's format (CacheEntry), in the key's material: an entry of another one is a miss.
-constexpr uint32_t kFormatVersion = 4;
+constexpr uint32_t kFormatVersion = 5;
 constexpr std::string_view kBackend = "cpu";
 
 }  // namespace
@@ -35,7 +35,8 @@ std::string serializeEntry(const CacheEntry &entry) {
     w.u64(l.privateBytesPerGroup);
     w.u32(l.regions);
   }
-  w.str(entry.object);
+  w.u32(static_cast<uint32_t>(entry.objects.size()));
+  for (const std::string &object : entry.objects) w.str(object);
   return w.take();
 }
 
@@ -60,12 +61,16 @@ std::optional<CacheEntry> deserializeEntry(std::string_view payload) {
     e.kernels.layouts[info.name] = l;
     e.kernels.kernels.push_back(std::move(info));
   }
-  e.object = r.str();
-  if (!r.ok() || !r.atEnd() || e.object.size() < 4 ||
-      e.object.compare(0, 4,
-                       "\x7f"
-                       "ELF") != 0)
-    return std::nullopt;
+  uint32_t objects = r.u32();
+  for (uint32_t i = 0; r.ok() && i < objects; ++i) {
+    std::string object = r.str();
+    if (object.size() < 4 || object.compare(0, 4,
+                                            "\x7f"
+                                            "ELF") != 0)
+      return std::nullopt;
+    e.objects.push_back(std::move(object));
+  }
+  if (!r.ok() || !r.atEnd() || e.objects.empty()) return std::nullopt;
   return e;
 }
 

@@ -36,10 +36,10 @@ struct CompiledKernels {
 
 struct CacheEntry {
   CompiledKernels kernels;
-  std::string object;  // ELF
+  std::vector<std::string> objects;  // ELF, one per part compiled (module_parts.hpp)
 };
 
-// A compiled module as bytes, and back; deserializeEntry checks every bound and that the
+// A compiled module as bytes, and back; deserializeEntry checks every bound and that each
 // object is ELF, and gives nothing for anything malformed.
 std::string serializeEntry(const CacheEntry &entry);
 std::optional<CacheEntry> deserializeEntry(std::string_view payload);

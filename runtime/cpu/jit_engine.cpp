@@ -38,15 +38,12 @@ JitEngine::JitEngine() : layout_("") {
   features_ = features.getString();
   triple_ = llvm::Triple(llvm::sys::getProcessTriple());
 
-  llvm::orc::JITTargetMachineBuilder builder(triple_);
+  targetBuilder_ = std::make_unique<llvm::orc::JITTargetMachineBuilder>(triple_);
+  llvm::orc::JITTargetMachineBuilder &builder = *targetBuilder_;
   builder.setCPU(cpu_);
   builder.addFeatures(features.getFeatures());
   builder.setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
-  auto tm = builder.createTargetMachine();
-  if (!tm)
-    core::fail(XPURT_ERROR_UNKNOWN, "no LLVM target machine for this CPU: {}",
-               llvm::toString(tm.takeError()));
-  targetMachine_ = std::move(*tm);
+  targetMachine_ = newTargetMachine();
   layout_ = targetMachine_->createDataLayout();
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(builder).create();
   if (!jit)
@@ -102,12 +99,24 @@ static void compareHalfVectorsInFloat(llvm::Module &module) {
   }
 }
 
+std::unique_ptr<llvm::TargetMachine> JitEngine::newTargetMachine() const {
+  auto tm = targetBuilder_->createTargetMachine();
+  if (!tm)
+    core::fail(XPURT_ERROR_UNKNOWN, "no LLVM target machine for this CPU: {}",
+               llvm::toString(tm.takeError()));
+  return std::move(*tm);
+}
+
 void JitEngine::optimize(llvm::Module &module) {
   std::lock_guard lock(targetMutex_);
+  optimize(module, *targetMachine_);
+}
+
+void JitEngine::optimize(llvm::Module &module, llvm::TargetMachine &target) const {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
-  llvm::PassBuilder pb(targetMachine_.get(), tuning);
+  llvm::PassBuilder pb(&target, tuning);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -126,16 +135,21 @@ void JitEngine::optimize(llvm::Module &module) {
 
 std::string JitEngine::emitObject(llvm::Module &module, const std::string &name) {
   std::lock_guard lock(targetMutex_);
+  return emitObject(module, name, *targetMachine_);
+}
+
+std::string JitEngine::emitObject(llvm::Module &module, const std::string &name,
+                                  llvm::TargetMachine &target) const {
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream out(object);
   llvm::legacy::PassManager passes;
-  if (targetMachine_->addPassesToEmitFile(passes, out, nullptr, llvm::CGFT_ObjectFile))
+  if (target.addPassesToEmitFile(passes, out, nullptr, llvm::CGFT_ObjectFile))
     core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': the target cannot emit object files", name);
   passes.run(module);
   return std::string(object.data(), object.size());
 }
 
-std::unique_ptr<JitEngine::Code> JitEngine::load(const std::string &object,
+std::unique_ptr<JitEngine::Code> JitEngine::load(const std::vector<std::string> &objects,
                                                  const std::string &name) {
   auto &session = jit_->getExecutionSession();
   auto dylib = session.createJITDylib("xpurt.module." + std::to_string(nextDylib_++));
@@ -147,9 +161,11 @@ std::unique_ptr<JitEngine::Code> JitEngine::load(const std::string &object,
     core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': {}", name, llvm::toString(process.takeError()));
   dylib->addGenerator(std::move(*process));
   std::unique_ptr<Code> code(new Code(*this, *dylib));
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
-  if (auto err = jit_->addObjectFile(*dylib, std::move(buffer)))
-    core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': {}", name, llvm::toString(std::move(err)));
+  for (const std::string &object : objects) {
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, name);
+    if (auto err = jit_->addObjectFile(*dylib, std::move(buffer)))
+      core::fail(XPURT_ERROR_UNKNOWN, "JIT of '{}': {}", name, llvm::toString(std::move(err)));
+  }
   return code;
 }
 

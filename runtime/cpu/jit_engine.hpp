@@ -27,6 +27,12 @@ class JitEngine {
   void optimize(llvm::Module &module);
   // Machine code for the host, as an ELF object file.
   std::string emitObject(llvm::Module &module, const std::string &name);
+  // A target machine for the host of the thread's own (the engine's is shared under a lock),
+  // and optimize and emitObject with it: for compiling several modules at once.
+  std::unique_ptr<llvm::TargetMachine> newTargetMachine() const;
+  void optimize(llvm::Module &module, llvm::TargetMachine &target) const;
+  std::string emitObject(llvm::Module &module, const std::string &name,
+                         llvm::TargetMachine &target) const;
 
   // Compiled code of one module; releasing it frees the code.
   class Code {
@@ -41,13 +47,14 @@ class JitEngine {
     JitEngine &engine_;
     llvm::orc::JITDylib &dylib_;
   };
-  // Links an object file from emitObject (or the cache) into the process.
-  std::unique_ptr<Code> load(const std::string &object, const std::string &name);
+  // Links object files from emitObject (or the cache) into the process, as one module.
+  std::unique_ptr<Code> load(const std::vector<std::string> &objects, const std::string &name);
 
  private:
   JitEngine();
   // This thread's last error of linking code into the process (the session reports them).
   static std::string &lastLinkError();
+  std::unique_ptr<llvm::orc::JITTargetMachineBuilder> targetBuilder_;
   std::unique_ptr<llvm::TargetMachine> targetMachine_;
   std::mutex targetMutex_;  // the target machine is not safe to share between threads
   llvm::DataLayout layout_;

@@ -21,8 +21,10 @@ namespace xpurt::cpu {
 spirv::CheckedModule checkSpirvForCpu(std::span<const std::byte> bytes, const std::string &name);
 
 // Translation, lowering, optimisation and code generation of checked words; work-items
-// vectorised where XPURT_CPU_VECTORIZE allows and `vectorize` is set.
+// vectorised where XPURT_CPU_VECTORIZE allows and `vectorize` is set. The kernels are compiled
+// in parts at once, an object each (module_parts.hpp, XPURT_JIT_THREADS), unless oneObject.
 CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::string &name,
-                              const core::ModuleOptions &options, bool vectorize = true);
+                              const core::ModuleOptions &options, bool vectorize = true,
+                              bool oneObject = false);
 
 }  // namespace xpurt::cpu

@@ -297,7 +297,7 @@ class SpirvModule final : public core::Module {
 
 std::shared_ptr<CompiledModule> link(CacheEntry entry, const std::string &name) {
   auto compiled = std::make_shared<CompiledModule>();
-  compiled->code = JitEngine::instance().load(entry.object, name);
+  compiled->code = JitEngine::instance().load(entry.objects, name);
   for (const KernelInfo &k : entry.kernels.kernels) {
     if (entry.kernels.unavailable.count(k.name)) continue;
     std::string why;

@@ -123,15 +123,11 @@ int main(int argc, char **argv) {
       result = std::move(module.ptx);
     } else {
       xpurt::spirv::CheckedModule checked = xpurt::cpu::checkSpirvForCpu(spirv, input);
-      auto entry = xpurt::cpu::deserializeEntry(
-          xpurt::cpu::compileSpirvForCpuSerialized(checked.words, input, {}));
-      if (!entry) {
-        std::fprintf(stderr, "%s: the CPU JIT's output for '%s' does not read back\n", argv[0],
-                     input.c_str());
-        return 1;
-      }
-      printKernels(entry->kernels.kernels, entry->kernels.unavailable, false);
-      result = std::move(entry->object);
+      // One object file: the module compiled whole, not in parts.
+      xpurt::cpu::CacheEntry entry =
+          xpurt::cpu::compileSpirvForCpu(checked.words, input, {}, true, true);
+      printKernels(entry.kernels.kernels, entry.kernels.unavailable, false);
+      result = std::move(entry.objects.front());
     }
     std::ofstream out(output, std::ios::binary | std::ios::trunc);
     out.write(result.data(), static_cast<std::streamsize>(result.size()));
