@@ -1,7 +1,9 @@
 #include "jit_engine.hpp"
 
+#include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "jit_isa.hpp"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -18,6 +20,9 @@
 
 #include <dlfcn.h>
 
+#include <map>
+#include <string>
+
 namespace xpurt::cpu {
 
 JitEngine &JitEngine::instance() {
@@ -33,8 +38,11 @@ JitEngine::JitEngine() : layout_("") {
   cpu_ = llvm::sys::getHostCPUName().str();
   llvm::StringMap<bool> hostFeatures;
   llvm::sys::getHostCPUFeatures(hostFeatures);
+  std::map<std::string, bool> host;
+  for (auto &f : hostFeatures) host[f.first().str()] = f.second;
+  auto isa = static_cast<JitIsa>(core::envChoice("XPURT_CPU_ISA", {"native", "avx2"}, 0));
   llvm::SubtargetFeatures features;
-  for (auto &f : hostFeatures) features.AddFeature(f.first(), f.second);
+  for (const auto &[name, on] : jitFeatures(std::move(host), isa)) features.AddFeature(name, on);
   features_ = features.getString();
   triple_ = llvm::Triple(llvm::sys::getProcessTriple());
 
