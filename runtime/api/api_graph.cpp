@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 
 using namespace xpurt;
 
@@ -109,7 +110,10 @@ GraphNode launchKernelNode(XpurtKernel kernel, uint32_t numArgs, const XpurtKern
 
 // Makes n the node desc describes (xpurtGraphAddNodes), with its dependencies as given.
 void describeNode(const XpurtGraphNodeDesc &desc, GraphNode &n) {
-  switch (desc.type) {
+  // Read as the integer the caller stored: a value that names no type is not one of the enum's.
+  std::underlying_type_t<XpurtGraphNodeType> type;
+  std::memcpy(&type, &desc.type, sizeof type);
+  switch (type) {
     case XPURT_GRAPH_NODE_EMPTY:
       break;
     case XPURT_GRAPH_NODE_LAUNCH:
@@ -124,7 +128,7 @@ void describeNode(const XpurtGraphNodeDesc &desc, GraphNode &n) {
       core::fail(XPURT_ERROR_INVALID_ARGUMENT,
                  "type {} is not XPURT_GRAPH_NODE_EMPTY, _LAUNCH or _LAUNCH_KERNEL; add copies, "
                  "fills, host callbacks, waits and child graphs with their own functions",
-                 static_cast<int>(desc.type));
+                 type);
   }
   std::span<const uint32_t> deps = dependencies(desc.numDeps, desc.deps);
   n.deps.assign(deps.begin(), deps.end());

@@ -5,12 +5,11 @@
 #include "cpu_backend.hpp"
 #include "cpu_capabilities.hpp"
 #include "jit_engine.hpp"
+#include "module_parts.hpp"
 #include "spirv/spirv_binary.hpp"
 #include "spirv/spirv_reader.hpp"
 #include "work_group_builder.hpp"
 #include "work_item_vectorizer.hpp"
-
-#include "module_parts.hpp"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Support/raw_ostream.h>

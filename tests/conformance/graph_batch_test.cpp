@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace xpurt::test {
@@ -149,7 +150,8 @@ TEST_P(GraphBatchTest, ErrorsNameTheNodeAndAddNothing) {
   // Through the C API: a type it does not make, NULL nodes, element sizes that differ.
   XpurtGraphNodeDesc descs[2]{};
   descs[0].structSize = descs[1].structSize = sizeof(XpurtGraphNodeDesc);
-  descs[1].type = static_cast<XpurtGraphNodeType>(7);
+  const std::underlying_type_t<XpurtGraphNodeType> seven = 7;  // stored as a C program would
+  std::memcpy(&descs[1].type, &seven, sizeof seven);
   EXPECT_EQ(xpurtGraphAddNodes(g.handle(), 2, descs, nullptr), XPURT_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(xpurtLastErrorMessage()).find("nodes[1]: type 7"), std::string::npos)
       << xpurtLastErrorMessage();
