@@ -87,34 +87,23 @@ void setNsPerNode(benchmark::State &state, Clock::duration elapsed, size_t nodes
       ns / (static_cast<double>(state.iterations()) * static_cast<double>(nodes));
 }
 
-// The DAG as an xpurt graph with explicit dependencies, instantiated for the device.
+// The DAG as an xpurt graph with explicit dependencies, instantiated for the device; with a
+// batch, its nodes are made in one call.
 struct XpurtDag {
   xpurt::Graph graph;
   xpurt::GraphExec exec;
 
-  XpurtDag(const Dag &dag, const xpurt::Device &device) {
+  XpurtDag(const Dag &dag, const xpurt::Device &device, xpurt::GraphBatch *batch = nullptr) {
+    if (batch) batch->clear();
     std::vector<xpurt::GraphNode> nodes;
     nodes.reserve(dag.size());
     xpurt::Deps deps;
     for (const std::vector<uint32_t> &preds : dag) {
       deps.clear();
       for (uint32_t p : preds) deps.push_back(nodes[p]);
-      nodes.push_back(graph.empty(deps));
+      nodes.push_back(batch ? batch->empty(deps) : graph.empty(deps));
     }
-    exec = graph.instantiate(device);
-  }
-  // The nodes made in one call.
-  XpurtDag(const Dag &dag, const xpurt::Device &device, xpurt::GraphBatch &batch) {
-    batch.clear();
-    std::vector<xpurt::GraphNode> nodes;
-    nodes.reserve(dag.size());
-    xpurt::Deps deps;
-    for (const std::vector<uint32_t> &preds : dag) {
-      deps.clear();
-      for (uint32_t p : preds) deps.push_back(nodes[p]);
-      nodes.push_back(batch.empty(deps));
-    }
-    graph.add(batch);
+    if (batch) graph.add(*batch);
     exec = graph.instantiate(device);
   }
 };
@@ -160,25 +149,9 @@ void replayFlow(benchmark::State &state, MakeDag make) {
 }
 
 // Destruction is left out of the time (paused), so that both sides time only the making.
-void buildXpurt(benchmark::State &state, MakeDag make) {
-  Runtime &rt = runtime();
-  Dag dag = make(state);
-  std::optional<XpurtDag> graph;
-  Clock::duration elapsed{};
-  for (auto _ : state) {
-    auto start = Clock::now();
-    graph.emplace(dag, rt.device);
-    elapsed += Clock::now() - start;
-    state.PauseTiming();
-    graph.reset();
-    state.ResumeTiming();
-  }
-  setNsPerNode(state, elapsed, dag.size());
-}
-
-// The same with the nodes made in one call; the batch is reused, as a program building many
-// graphs would.
-void buildXpurtBatch(benchmark::State &state, MakeDag make) {
+// batched: the nodes made in one call, the batch reused as a program building many graphs
+// would.
+void buildXpurt(benchmark::State &state, MakeDag make, bool batched) {
   Runtime &rt = runtime();
   Dag dag = make(state);
   xpurt::GraphBatch batch;
@@ -186,7 +159,7 @@ void buildXpurtBatch(benchmark::State &state, MakeDag make) {
   Clock::duration elapsed{};
   for (auto _ : state) {
     auto start = Clock::now();
-    graph.emplace(dag, rt.device, batch);
+    graph.emplace(dag, rt.device, batched ? &batch : nullptr);
     elapsed += Clock::now() - start;
     state.PauseTiming();
     graph.reset();
@@ -246,16 +219,19 @@ BENCHMARK_CAPTURE(replayFlow, wavefront32, wavefront32)
 BENCHMARK_CAPTURE(replayXpurt, fixed, single)->Name("replay_fixed/xpurt")->UseRealTime();
 BENCHMARK_CAPTURE(replayFlow, fixed, single)->Name("replay_fixed/tbb_flow")->UseRealTime();
 
-BENCHMARK_CAPTURE(buildXpurt, chain, chain)->Name("build_chain/xpurt")->Arg(1000)->UseRealTime();
-BENCHMARK_CAPTURE(buildXpurtBatch, chain, chain)
+BENCHMARK_CAPTURE(buildXpurt, chain, chain, false)
+    ->Name("build_chain/xpurt")
+    ->Arg(1000)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(buildXpurt, chain_batch, chain, true)
     ->Name("build_chain/xpurt_batch")
     ->Arg(1000)
     ->UseRealTime();
 BENCHMARK_CAPTURE(buildFlow, chain, chain)->Name("build_chain/tbb_flow")->Arg(1000)->UseRealTime();
-BENCHMARK_CAPTURE(buildXpurt, wavefront32, wavefront32)
+BENCHMARK_CAPTURE(buildXpurt, wavefront32, wavefront32, false)
     ->Name("build_wavefront32/xpurt")
     ->UseRealTime();
-BENCHMARK_CAPTURE(buildXpurtBatch, wavefront32, wavefront32)
+BENCHMARK_CAPTURE(buildXpurt, wavefront32_batch, wavefront32, true)
     ->Name("build_wavefront32/xpurt_batch")
     ->UseRealTime();
 BENCHMARK_CAPTURE(buildFlow, wavefront32, wavefront32)

@@ -62,19 +62,21 @@ class GraphExec : public detail::Handle<XpurtGraphExec> {
 //   std::vector<xpurt::GraphNode> nodes = graph.add(batch);  // the graph's numbers, in order
 class GraphBatch {
  public:
-  GraphNode empty(const Deps &deps = {}) { return push(XPURT_GRAPH_NODE_EMPTY, deps); }
+  GraphNode empty(const Deps &deps = {}) {
+    newDesc();
+    return finish(XPURT_GRAPH_NODE_EMPTY, deps);
+  }
   // A task launch; accesses declare what it reads and writes through params.
   GraphNode launch(const Kernel &kernel, const MemoryView &params,
                    std::initializer_list<ViewAccess> accesses, size_t d0, size_t d1 = 1,
                    size_t d2 = 1, const Deps &deps = {}) {
-    XpurtGraphNodeDesc &c = descs_.emplace_back(XpurtGraphNodeDesc{});
+    XpurtGraphNodeDesc &c = newDesc();
     c.kernel = kernel.handle();
     c.params = params.handle();
     c.numAccesses = static_cast<uint32_t>(accesses.size());
     c.d[0] = d0;
     c.d[1] = d1;
     c.d[2] = d2;
-    at_.push_back({deps_.size(), accesses_.size(), args_.size(), ranges_.size()});
     for (const ViewAccess &a : accesses) accesses_.push_back(a.c);
     return finish(XPURT_GRAPH_NODE_LAUNCH, deps);
   }
@@ -85,10 +87,9 @@ class GraphBatch {
   // A general launch: arguments by position, checked against the kernel's signature.
   GraphNode launch(const Kernel &kernel, const Range &range, std::initializer_list<Arg> args,
                    const Deps &deps = {}) {
-    XpurtGraphNodeDesc &c = descs_.emplace_back(XpurtGraphNodeDesc{});
+    XpurtGraphNodeDesc &c = newDesc();
     c.kernel = kernel.handle();
     c.numArgs = static_cast<uint32_t>(args.size());
-    at_.push_back({deps_.size(), accesses_.size(), args_.size(), ranges_.size()});
     args_.insert(args_.end(), args.begin(), args.end());
     ranges_.push_back(range);
     return finish(XPURT_GRAPH_NODE_LAUNCH_KERNEL, deps);
@@ -110,10 +111,10 @@ class GraphBatch {
   struct At {
     size_t deps, accesses, args, range;
   };
-  GraphNode push(XpurtGraphNodeType type, const Deps &deps) {
-    descs_.emplace_back(XpurtGraphNodeDesc{});
+  // A new node's desc, its parts to start where the arrays end now; finish completes it.
+  XpurtGraphNodeDesc &newDesc() {
     at_.push_back({deps_.size(), accesses_.size(), args_.size(), ranges_.size()});
-    return finish(type, deps);
+    return descs_.emplace_back(XpurtGraphNodeDesc{});
   }
   GraphNode finish(XpurtGraphNodeType type, const Deps &deps) {
     XpurtGraphNodeDesc &c = descs_.back();

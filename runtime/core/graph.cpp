@@ -94,8 +94,8 @@ uint32_t Graph::add(GraphNode &&node, std::span<const uint32_t> deps) {
   std::lock_guard lock(mutex_);
   uint32_t id = static_cast<uint32_t>(body_->nodes.size());
   checkDeps(deps, id);
-  node.deps.clear();
-  for (uint32_t d : deps) addOnce(node.deps, d);
+  node.deps.assign(deps.begin(), deps.end());
+  dropRepeats(node.deps);
   if (!node.uses.empty()) hazards_.addDeclared(node.uses, id, node.deps);
   writable().nodes.push_back(std::move(node));
   return id;

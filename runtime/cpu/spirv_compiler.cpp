@@ -136,11 +136,12 @@ CacheEntry compileSpirvForCpu(const std::vector<uint32_t> &words, const std::str
   }
   double split = lap();
   module.reset();
-  entry.objects = compileParts(engine, parts, std::min(threads, parts.size()), name);
+  threads = std::min(threads, parts.size());
+  entry.objects = compileParts(engine, parts, threads, name);
   core::log().debug(
       "JIT of '{}': read {:.1f} ms, lowering {:.1f} ms, split {:.1f} ms, O3 and code generation "
       "of {} parts on {} threads {:.1f} ms",
-      name, read, lowered, split, parts.size(), std::min(threads, parts.size()), lap());
+      name, read, lowered, split, parts.size(), threads, lap());
   return entry;
 }
 

@@ -5,6 +5,7 @@
 #include "device_param.hpp"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -33,6 +34,13 @@ class GraphTest : public DeviceTest {
   GraphNode add(Graph &g, const Array<int32_t> &in, const Array<int32_t> &out, int32_t value,
                 const Deps &deps = {}) {
     return g.launch(addInt, Range(kN), {Arg::read(in), Arg::write(out), value}, deps);
+  }
+  // A host callback that appends n to order (under m) when it runs.
+  static std::function<void()> noteRun(std::vector<int> &order, std::mutex &m, int n) {
+    return [&order, &m, n] {
+      std::lock_guard lock(m);
+      order.push_back(n);
+    };
   }
   static bool hasEdge(const std::string &dot, int from, int to) {
     return dot.find("n" + std::to_string(from) + " -> n" + std::to_string(to) + ";") !=
@@ -99,12 +107,7 @@ TEST_P(GraphTest, EachHazardKindOrdersAndDisjointRangesDoNot) {
 TEST_P(GraphTest, ExplicitDependenciesOrderNodesThatDeclareNothing) {
   std::vector<int> order;
   std::mutex m;
-  auto log = [&](int n) {
-    return [&order, &m, n] {
-      std::lock_guard lock(m);
-      order.push_back(n);
-    };
-  };
+  auto log = [&](int n) { return noteRun(order, m, n); };
   Graph g;
   auto a = g.hostCallback(log(0));
   auto b = g.hostCallback(log(1), {a});
@@ -132,12 +135,7 @@ TEST_P(GraphTest, ExplicitDependenciesOrderNodesThatDeclareNothing) {
 TEST_P(GraphTest, DependenciesAddedLaterMayPointToEarlierNodes) {
   std::vector<int> order;
   std::mutex m;
-  auto log = [&](int n) {
-    return [&order, &m, n] {
-      std::lock_guard lock(m);
-      order.push_back(n);
-    };
-  };
+  auto log = [&](int n) { return noteRun(order, m, n); };
   Graph g;
   auto first = g.hostCallback(log(0));
   auto second = g.hostCallback(log(1));
