@@ -11,6 +11,7 @@ packages=(
   libtbb-dev libspdlog-dev libfmt-dev
   libze1 libze-dev intel-opencl-icd
   libgtest-dev libgmock-dev libbenchmark-dev
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

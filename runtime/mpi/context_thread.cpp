@@ -1,0 +1,231 @@
+// The communication thread of a Context: runs the stream of instructions, watches the other
+// ranks, and ends with the ranks agreeing that all is done.
+#include "context.hpp"
+
+#include "distributed_graph.hpp"
+
+#include <algorithm>
+
+namespace xpurt::mpi {
+
+namespace {
+
+// Receives may be posted this far ahead of the device's order (where their bytes are free).
+constexpr size_t kLookAhead = 256;
+
+}  // namespace
+
+void Context::run() {
+  int idle = 0;
+  for (;;) {
+    bool progress = false;
+    bool failed;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!incoming_.empty()) {
+        for (Instruction &ins : incoming_) stream_.push_back(std::move(ins));
+        incoming_.clear();
+        progress = true;
+      }
+      failed = failed_;
+      if (stopping_ && stream_.empty()) break;
+    }
+    if (failed && !stream_.empty()) drainAfterFailure();
+    // Every instruction up to the device's order and a look-ahead past it: launches and copies
+    // are issued in order, receives posted early, and what is in flight polled.
+    size_t end = std::min(stream_.size(), issuePos_ + kLookAhead);
+    bool checkPending = false;
+    for (size_t i = 0; i < end && !failed_; ++i) {
+      Instruction &ins = stream_[i];
+      // Nothing after a check that has not completed may start: it may belong to a graph the
+      // other ranks did not launch.
+      if (checkPending && !ins.issued && ins.phase == 0) break;
+      if (advance(i)) progress = true;
+      while (issuePos_ < stream_.size() && stream_[issuePos_].issued) ++issuePos_;
+      if (ins.kind == Instruction::Kind::Check && !ins.done) checkPending = true;
+    }
+    retire();
+    if (watchPeers()) progress = true;
+    if (progress) {
+      idle = 0;
+      continue;
+    }
+    // Nothing moved: spin a little (a message or a kernel may be about to finish), then sleep
+    // a little longer each time, up to a millisecond, unless new work comes.
+    if (++idle < 64) {
+      std::this_thread::yield();
+      continue;
+    }
+    auto pause = std::chrono::microseconds(std::min(1000, 10 << std::min(idle - 64, 7)));
+    std::unique_lock<std::mutex> lock(mutex_);
+    wake_.wait_for(lock, pause, [&] { return !incoming_.empty() || stopping_; });
+  }
+
+  // Every rank has run all it was given: agree on it before anyone stops answering.
+  if (!failed_) {
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    if (MPI_Ibarrier(comm_, &barrier) == MPI_SUCCESS) {
+      for (;;) {
+        int flag = 0;
+        if (MPI_Test(&barrier, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) break;
+        watchPeers();
+        Clock::time_point now = Clock::now();
+        for (int p = 0; p < ranks_ && !failed_; ++p)
+          if (p != rank_ && now - peers_[static_cast<size_t>(p)].lastHeard > timeout_)
+            fail(XPURT_ERROR_DEVICE_LOST,
+                 "rank " + std::to_string(p) + " has not been heard from for " +
+                     std::to_string(timeout_.count()) +
+                     " ms (no heartbeat) while the ranks were releasing their context: its "
+                     "process died or hangs",
+                 true);
+        if (failed_) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    }
+  }
+  if (controlRecv_ != MPI_REQUEST_NULL) {
+    MPI_Cancel(&controlRecv_);
+    MPI_Wait(&controlRecv_, MPI_STATUS_IGNORE);
+  }
+  // Messages still on their way to a rank that died would never complete: give them a moment,
+  // then let MPI free them.
+  auto deadline = Clock::now() + std::chrono::milliseconds(100);
+  auto settle = [&](MPI_Request &request) {
+    while (request != MPI_REQUEST_NULL) {
+      int flag = 0;
+      if (MPI_Test(&request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) break;
+      if (Clock::now() > deadline) {
+        MPI_Request_free(&request);
+        break;
+      }
+      std::this_thread::yield();
+    }
+  };
+  for (Peer &p : peers_) settle(p.heartbeat);
+  for (auto &out : controlOut_) settle(out.first);
+  for (Instruction &ins : abandoned_) {
+    if (ins.future) {
+      xpurtFutureWait(ins.future);
+      xpurtReleaseFuture(ins.future);
+      ins.future = nullptr;
+    }
+    for (MPI_Request &request : ins.moreRequests)
+      if (request != MPI_REQUEST_NULL) {
+        MPI_Cancel(&request);
+        settle(request);
+      }
+    if (ins.request != MPI_REQUEST_NULL) MPI_Request_free(&ins.request);
+  }
+}
+
+void Context::retire() {
+  size_t n = 0;
+  while (!stream_.empty() && stream_.front().done) {
+    stream_.pop_front();
+    if (issuePos_) --issuePos_;
+    ++n;
+  }
+  if (!n) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    retired_ += n;
+  }
+  finished_.notify_all();
+}
+
+// After a failure nothing more runs; what is in flight is kept (with its buffers) until the
+// thread ends, when device work is waited for and messages are cancelled.
+void Context::drainAfterFailure() {
+  size_t n = stream_.size();
+  for (Instruction &ins : stream_) abandoned_.push_back(std::move(ins));
+  stream_.clear();
+  issuePos_ = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    retired_ += n;
+  }
+  finished_.notify_all();
+}
+
+bool Context::watchPeers() {
+  bool progress = false;
+  Clock::time_point now = Clock::now();
+  // Control messages: heartbeats and other ranks' failures.
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    if (controlRecv_ == MPI_REQUEST_NULL ||
+        MPI_Test(&controlRecv_, &flag, &status) != MPI_SUCCESS || !flag)
+      break;
+    progress = true;
+    int from = status.MPI_SOURCE;
+    if (from >= 0 && from < ranks_) peers_[static_cast<size_t>(from)].lastHeard = now;
+    if (controlIn_.type == kFailure) {
+      controlIn_.text[sizeof controlIn_.text - 1] = 0;
+      std::string text = controlIn_.text;
+      fail(XPURT_ERROR_EXECUTION_FAILED,
+           "rank " + std::to_string(from) + " failed, so rank " + std::to_string(rank_) +
+               " stopped: " + text,
+           false);
+    }
+    controlIn_ = ControlMessage{};
+    MPI_Irecv(&controlIn_, sizeof controlIn_, MPI_BYTE, MPI_ANY_SOURCE, kControlTag, comm_,
+              &controlRecv_);
+  }
+  for (auto it = controlOut_.begin(); it != controlOut_.end();) {
+    int flag = 0;
+    if (MPI_Test(&it->first, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag)
+      it = controlOut_.erase(it);
+    else
+      ++it;
+  }
+  // Heartbeats, a quarter of the timeout apart; one at a time to each rank.
+  if (now - lastHeartbeat_ >= timeout_ / 4) {
+    lastHeartbeat_ = now;
+    for (int p = 0; p < ranks_; ++p) {
+      if (p == rank_) continue;
+      Peer &peer = peers_[static_cast<size_t>(p)];
+      int flag = 1;
+      if (peer.heartbeat != MPI_REQUEST_NULL &&
+          MPI_Test(&peer.heartbeat, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        fail(XPURT_ERROR_DEVICE_LOST,
+             "rank " + std::to_string(p) + " cannot be reached from rank " + std::to_string(rank_) +
+                 " (MPI failed to send to it): its process died",
+             true);
+        return true;
+      }
+      if (!flag) continue;
+      peer.heartbeatMessage = kHeartbeat;
+      MPI_Isend(&peer.heartbeatMessage, sizeof peer.heartbeatMessage, MPI_BYTE, p, kControlTag,
+                comm_, &peer.heartbeat);
+    }
+  }
+  if (failed_) return progress;
+  // A rank this one waits for (a receive from it; every rank for a check) that has not been
+  // heard from for longer than the timeout has died or hangs.
+  auto silent = [&](int p) {
+    return p != rank_ && now - peers_[static_cast<size_t>(p)].lastHeard > timeout_;
+  };
+  for (const Instruction &ins : stream_) {
+    int suspect = -1;
+    if (ins.kind == Instruction::Kind::Recv && ins.phase == 2 && silent(ins.peer))
+      suspect = ins.peer;
+    if (ins.kind == Instruction::Kind::Check && ins.phase == 1 && !ins.done)
+      for (int p = 0; p < ranks_ && suspect < 0; ++p)
+        if (silent(p)) suspect = p;
+    if (suspect >= 0) {
+      fail(XPURT_ERROR_DEVICE_LOST,
+           "rank " + std::to_string(suspect) + " has not been heard from for " +
+               std::to_string(timeout_.count()) +
+               " ms (no heartbeat): its process died or "
+               "hangs; rank " +
+               std::to_string(rank_) + " was waiting for " + ins.what,
+           true);
+      return true;
+    }
+    if (!ins.issued && ins.phase == 0 && ins.kind != Instruction::Kind::Recv) break;
+  }
+  return progress;
+}
+
+}  // namespace xpurt::mpi

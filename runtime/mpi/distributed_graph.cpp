@@ -1,0 +1,317 @@
+#include "distributed_graph.hpp"
+
+#include "context.hpp"
+#include "error.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace xpurt::mpi {
+
+Buffer::Buffer(std::shared_ptr<Context> context, uint32_t id, size_t items, size_t itemSize)
+    : context_(std::move(context)), id_(id), items_(items), itemSize_(itemSize) {
+  size_t bytes = items * itemSize;
+  // calloc: large blocks come from mmap, so the parts of the extent this rank never uses
+  // take no memory on a device whose memory is host memory.
+  host_ = static_cast<unsigned char *>(std::calloc(bytes, 1));
+  if (!host_)
+    throw Error(XPURT_ERROR_OUT_OF_MEMORY, "xpurtMpiNewBuffer: " + std::to_string(bytes) +
+                                               " bytes of host memory could not "
+                                               "be allocated for the buffer's copy on this rank");
+  XpurtResult r =
+      xpurtNewMemoryView(context_->device(), host_, bytes, XPURT_ALLOC_TYPE_DEVICE, &view_);
+  if (r != XPURT_SUCCESS) {
+    std::free(host_);
+    throw Error(r, std::string("xpurtMpiNewBuffer: the buffer's view on this rank's device: ") +
+                       xpurtLastErrorMessage());
+  }
+  valid_.resize(static_cast<size_t>(context_->ranks()));
+  for (int rank = 0; rank < context_->ranks(); ++rank) valid_[rank].add(owned(rank));
+}
+
+Buffer::~Buffer() {
+  if (view_) xpurtReleaseMemoryView(view_);
+  std::free(host_);
+}
+
+ItemRange Buffer::owned(int rank) const {
+  return blockOf(items_, context_->ranks(), rank);
+}
+
+int Buffer::ownerOf(size_t item) const {
+  // The last rank whose block starts at or before item (blocks may be empty).
+  int lo = 0, hi = context_->ranks() - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (owned(mid).lo <= item)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+ItemRange LaunchArg::touched(ItemRange ids) const {
+  ItemRange all{0, buffer->items()};
+  switch (mapper) {
+    case XPURT_RANGE_MAPPER_ONE_TO_ONE:
+      return ids.intersect(all);
+    case XPURT_RANGE_MAPPER_NEIGHBORHOOD:
+      return ItemRange{ids.lo > halo ? ids.lo - halo : 0, ids.hi + halo}.intersect(all);
+    default:
+      return all;
+  }
+}
+
+namespace {
+
+void mix(uint64_t &digest, uint64_t value) {
+  for (int i = 0; i < 8; ++i) {
+    digest ^= (value >> (8 * i)) & 0xff;
+    digest *= 1099511628211ull;
+  }
+}
+
+bool reads(XpurtAccess a) {
+  return a != XPURT_ACCESS_WRITE;
+}
+bool writes(XpurtAccess a) {
+  return a != XPURT_ACCESS_READ;
+}
+
+struct Part {
+  int rank;
+  ItemRange ids;  // of the launch's last dimension
+};
+
+// The parts of a launch node: one per rank for a split (whole work-groups, as equal as they
+// come; a rank past the last group gets none), else one on the node's rank.
+std::vector<Part> partsOf(const Node &node, int ranks) {
+  uint32_t d = node.workDim - 1;
+  size_t n = node.global[d];
+  if (node.rank != XPURT_MPI_SPLIT) return {{node.rank, {0, n}}};
+  size_t group = node.hasLocal ? node.local[d] : 1;
+  size_t groups = (n + group - 1) / group;
+  std::vector<Part> parts;
+  for (int r = 0; r < ranks; ++r) {
+    ItemRange g = blockOf(groups, ranks, r);
+    ItemRange ids{g.lo * group, std::min(g.hi * group, n)};
+    if (!ids.empty()) parts.push_back({r, ids});
+  }
+  return parts;
+}
+
+class Lowering {
+ public:
+  Lowering(int rank, int ranks, uint32_t &nextTag, uint32_t tagLimit, std::vector<Instruction> &out)
+      : rank_(rank), ranks_(ranks), nextTag_(nextTag), tagLimit_(tagLimit), out_(out) {}
+
+  // Makes items of buffer up to date on rank `to`, from the ranks that hold them: the owner of
+  // each item first, then the others in rank order.
+  void bringTo(const std::shared_ptr<Buffer> &buffer, ItemRange items, int to,
+               const std::string &why) {
+    std::vector<ItemRanges> &valid = buffer->valid();
+    for (ItemRange need : valid[to].missing(items)) {
+      while (!need.empty()) {
+        int owner = buffer->ownerOf(need.lo);
+        int from = -1;
+        ItemRange got;
+        for (int c = -1; c < ranks_ && from < 0; ++c) {
+          int candidate = c < 0 ? owner : c;
+          if (candidate == to) continue;
+          // The first part of `need` this candidate holds, if it starts at need.lo.
+          std::vector<ItemRange> held = valid[candidate].intersect(need);
+          if (!held.empty() && held.front().lo == need.lo) {
+            from = candidate;
+            got = held.front();
+          }
+        }
+        if (from < 0) {
+          // No rank holds need.lo up to date (never written since a WRITE elsewhere left it
+          // undefined, or a partial overlap): skip to where some rank holds data again.
+          size_t next = need.hi;
+          for (int c = 0; c < ranks_; ++c) {
+            std::vector<ItemRange> held = valid[c].intersect(need);
+            if (c != to && !held.empty()) next = std::min(next, held.front().lo);
+          }
+          need.lo = next;
+          continue;
+        }
+        transfer(buffer, got, from, to, why);
+        valid[to].add(got);
+        need.lo = got.hi;
+      }
+    }
+  }
+
+  void transfer(const std::shared_ptr<Buffer> &buffer, ItemRange items, int from, int to,
+                const std::string &why) {
+    int tag = static_cast<int>(nextTag_);
+    nextTag_ = nextTag_ >= tagLimit_ ? 1 : nextTag_ + 1;
+    if (from != rank_ && to != rank_) return;
+    Instruction ins;
+    ins.kind = from == rank_ ? Instruction::Kind::Send : Instruction::Kind::Recv;
+    ins.peer = from == rank_ ? to : from;
+    ins.tag = tag;
+    ins.byteOffset = items.lo * buffer->itemSize();
+    ins.bytes = items.size() * buffer->itemSize();
+    ins.what = "items [" + std::to_string(items.lo) + ", " + std::to_string(items.hi) +
+               ") of buffer #" + std::to_string(buffer->id()) + " from rank " +
+               std::to_string(from) + " to rank " + std::to_string(to) + " for " + why;
+    ins.accesses.push_back({buffer.get(), ins.byteOffset, ins.byteOffset + ins.bytes,
+                            ins.kind == Instruction::Kind::Recv});
+    ins.buffers.push_back(buffer);
+    out_.push_back(std::move(ins));
+  }
+
+  void launch(const Node &node, size_t index) {
+    std::string why = "node " + std::to_string(index) + " (a launch)";
+    std::vector<Part> parts = partsOf(node, ranks_);
+    for (const Part &part : parts)
+      for (const LaunchArg &arg : node.args)
+        if (arg.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && reads(arg.access))
+          bringTo(arg.buffer, arg.touched(part.ids), part.rank, why);
+    uint32_t d = node.workDim - 1;
+    for (const Part &part : parts) {
+      if (part.rank != rank_) continue;
+      Instruction ins;
+      ins.kind = Instruction::Kind::Launch;
+      ins.what = why + " on items [" + std::to_string(part.ids.lo) + ", " +
+                 std::to_string(part.ids.hi) + ")";
+      ins.kernel = node.kernel;
+      ins.workDim = node.workDim;
+      std::copy(node.global, node.global + 3, ins.global);
+      std::copy(node.local, node.local + 3, ins.local);
+      ins.hasLocal = node.hasLocal;
+      ins.offset[d] = part.ids.lo;
+      ins.global[d] = part.ids.size();
+      ins.values.reserve(node.args.size());
+      for (const LaunchArg &arg : node.args) {
+        XpurtKernelArg a{};
+        a.kind = arg.kind;
+        if (arg.kind == XPURT_KERNEL_ARG_VALUE) {
+          ins.values.push_back(arg.value);
+          a.size = arg.value.size();
+          a.value = ins.values.back().data();
+        } else if (arg.kind == XPURT_KERNEL_ARG_LOCAL) {
+          a.size = arg.localBytes;
+        } else {
+          a.view = arg.buffer->view();
+          a.access = arg.access;
+          ItemRange t = arg.touched(part.ids);
+          size_t s = arg.buffer->itemSize();
+          if (!t.empty())
+            ins.accesses.push_back({arg.buffer.get(), t.lo * s, t.hi * s, writes(arg.access)});
+          ins.buffers.push_back(arg.buffer);
+        }
+        ins.args.push_back(a);
+      }
+      out_.push_back(std::move(ins));
+    }
+    // What the parts wrote is up to date where they ran, and nowhere else.
+    for (const Part &part : parts)
+      for (const LaunchArg &arg : node.args)
+        if (arg.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && writes(arg.access))
+          for (int r = 0; r < ranks_; ++r)
+            if (r != part.rank) arg.buffer->valid()[r].remove(arg.touched(part.ids));
+    for (const Part &part : parts)
+      for (const LaunchArg &arg : node.args)
+        if (arg.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && writes(arg.access))
+          arg.buffer->valid()[part.rank].add(arg.touched(part.ids));
+  }
+
+  void read(const Node &node, size_t index) {
+    std::string why = "node " + std::to_string(index) + " (a read)";
+    for (int r = 0; r < ranks_; ++r) {
+      if (node.rank != XPURT_MPI_ALL_RANKS && node.rank != r) continue;
+      bringTo(node.buffer, node.items, r, why);
+      if (r == rank_) out_.push_back(host(Instruction::Kind::Read, node, why));
+    }
+  }
+
+  void write(const Node &node, size_t index) {
+    std::string why = "node " + std::to_string(index) + " (a write)";
+    std::vector<ItemRanges> &valid = node.buffer->valid();
+    for (int r = 0; r < ranks_; ++r) {
+      bool writer = node.rank == XPURT_MPI_ALL_RANKS || node.rank == r;
+      if (writer) {
+        valid[r].add(node.items);
+        if (r == rank_) out_.push_back(host(Instruction::Kind::Write, node, why));
+      } else {
+        valid[r].remove(node.items);
+      }
+    }
+  }
+
+ private:
+  Instruction host(Instruction::Kind kind, const Node &node, const std::string &why) {
+    Instruction ins;
+    ins.kind = kind;
+    ins.what = why;
+    size_t s = node.buffer->itemSize();
+    ins.byteOffset = node.items.lo * s;
+    ins.bytes = node.items.size() * s;
+    ins.dst = node.dst;
+    ins.src = node.src;
+    ins.accesses.push_back({node.buffer.get(), ins.byteOffset, ins.byteOffset + ins.bytes,
+                            kind == Instruction::Kind::Write});
+    ins.buffers.push_back(node.buffer);
+    return ins;
+  }
+
+  int rank_, ranks_;
+  uint32_t &nextTag_;
+  uint32_t tagLimit_;
+  std::vector<Instruction> &out_;
+};
+
+}  // namespace
+
+void Graph::add(Node node) {
+  mix(digest_, static_cast<uint64_t>(node.kind));
+  mix(digest_, static_cast<uint64_t>(static_cast<int64_t>(node.rank)));
+  if (node.kind == Node::Kind::Launch) {
+    mix(digest_, node.workDim);
+    for (int i = 0; i < 3; ++i) {
+      mix(digest_, node.global[i]);
+      mix(digest_, node.hasLocal ? node.local[i] : 0);
+    }
+    for (const LaunchArg &arg : node.args) {
+      mix(digest_, static_cast<uint64_t>(arg.kind));
+      mix(digest_, arg.kind == XPURT_KERNEL_ARG_VALUE ? arg.value.size() : arg.localBytes);
+      if (arg.buffer) {
+        mix(digest_, arg.buffer->id());
+        mix(digest_, static_cast<uint64_t>(arg.access));
+        mix(digest_, static_cast<uint64_t>(arg.mapper));
+        mix(digest_, arg.halo);
+      }
+    }
+  } else {
+    mix(digest_, node.buffer->id());
+    mix(digest_, node.items.lo);
+    mix(digest_, node.items.hi);
+  }
+  nodes_.push_back(std::move(node));
+}
+
+void lowerGraph(const Graph &graph, int rank, int ranks, uint32_t &nextTag, uint32_t tagLimit,
+                std::vector<Instruction> &out) {
+  Lowering lowering(rank, ranks, nextTag, tagLimit, out);
+  const std::vector<Node> &nodes = graph.nodes();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    switch (nodes[i].kind) {
+      case Node::Kind::Launch:
+        lowering.launch(nodes[i], i);
+        break;
+      case Node::Kind::Read:
+        lowering.read(nodes[i], i);
+        break;
+      case Node::Kind::Write:
+        lowering.write(nodes[i], i);
+        break;
+    }
+  }
+}
+
+}  // namespace xpurt::mpi
