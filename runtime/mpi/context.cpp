@@ -30,6 +30,8 @@ std::string describe(const CheckRecord &r) {
   if (r.kind == 2)
     return "created buffer #" + std::to_string(r.sequence) + " of " + std::to_string(r.a) +
            " items of " + std::to_string(r.b) + " bytes";
+  if (r.kind == 3)
+    return "released the context after " + std::to_string(r.sequence) + " graph launches";
   return "did something else (record kind " + std::to_string(r.kind) + ")";
 }
 
@@ -180,6 +182,17 @@ void Context::shutdown() {
   std::exception_ptr error;
   try {
     wait();
+    // Every rank releases the context here, after the same launches: checked like a launch,
+    // so that a rank still launching fails instead of waiting for this one forever.
+    std::vector<Instruction> release(1);
+    release[0].kind = Instruction::Kind::Check;
+    release[0].what = "the release of the context";
+    {
+      std::lock_guard<std::mutex> launchLock(launchMutex_);
+      release[0].check = {3, launches_, 0, buffers_, 0};
+    }
+    submit(std::move(release));
+    wait();
   } catch (...) {
     error = std::current_exception();
   }
@@ -288,8 +301,10 @@ bool Context::advance(size_t index) {
   };
   switch (ins.kind) {
     case Instruction::Kind::Check:
+      // Posted as soon as the thread sees it (checks are collectives: every rank posts them in
+      // the same order, its stream's), and waited for by nothing: a mismatch fails the context
+      // whatever the rest is doing, even a receive that will never be matched.
       if (ins.phase == 0) {
-        if (!atIssue) return false;
         ins.gathered.resize(static_cast<size_t>(ranks_));
         int rc = MPI_Iallgather(&ins.check, sizeof(CheckRecord), MPI_BYTE, ins.gathered.data(),
                                 sizeof(CheckRecord), MPI_BYTE, comm_, &ins.request);
@@ -301,6 +316,7 @@ bool Context::advance(size_t index) {
           return false;
         }
         ins.phase = 1;
+        ins.issued = true;
         return true;
       }
       if (!poll(ins)) return false;
@@ -318,7 +334,7 @@ bool Context::advance(size_t index) {
         }
       }
       for (Peer &p : peers_) p.lastHeard = Clock::now();
-      ins.issued = ins.done = true;
+      ins.done = true;
       return true;
 
     case Instruction::Kind::Launch:

@@ -16,6 +16,7 @@ constexpr size_t kLookAhead = 256;
 }  // namespace
 
 void Context::run() {
+  Clock::time_point idleSince;
   int idle = 0;
   for (;;) {
     bool progress = false;
@@ -32,17 +33,12 @@ void Context::run() {
     }
     if (failed && !stream_.empty()) drainAfterFailure();
     // Every instruction up to the device's order and a look-ahead past it: launches and copies
-    // are issued in order, receives posted early, and what is in flight polled.
+    // are issued in order, receives posted early, checks posted in order, and what is in
+    // flight polled.
     size_t end = std::min(stream_.size(), issuePos_ + kLookAhead);
-    bool checkPending = false;
     for (size_t i = 0; i < end && !failed_; ++i) {
-      Instruction &ins = stream_[i];
-      // Nothing after a check that has not completed may start: it may belong to a graph the
-      // other ranks did not launch.
-      if (checkPending && !ins.issued && ins.phase == 0) break;
       if (advance(i)) progress = true;
       while (issuePos_ < stream_.size() && stream_[issuePos_].issued) ++issuePos_;
-      if (ins.kind == Instruction::Kind::Check && !ins.done) checkPending = true;
     }
     retire();
     if (watchPeers()) progress = true;
@@ -50,39 +46,21 @@ void Context::run() {
       idle = 0;
       continue;
     }
-    // Nothing moved: spin a little (a message or a kernel may be about to finish), then sleep
-    // a little longer each time, up to a millisecond, unless new work comes.
-    if (++idle < 64) {
+    // Nothing moved. While work is in flight, yield for up to two milliseconds (a message or a
+    // kernel may be about to finish, and the time to notice it adds to every step of a loop of
+    // launches), then sleep up to 50 microseconds at a time; with nothing in flight, sleep up
+    // to 5 milliseconds (heartbeats alone). New work wakes the thread.
+    if (idle++ == 0) idleSince = Clock::now();
+    if (!stream_.empty() && Clock::now() - idleSince < std::chrono::milliseconds(2)) {
       std::this_thread::yield();
       continue;
     }
-    auto pause = std::chrono::microseconds(std::min(1000, 10 << std::min(idle - 64, 7)));
+    int cap = stream_.empty() ? 5000 : 50;
+    auto pause = std::chrono::microseconds(std::min(cap, 2 << std::min(idle, 12)));
     std::unique_lock<std::mutex> lock(mutex_);
     wake_.wait_for(lock, pause, [&] { return !incoming_.empty() || stopping_; });
   }
 
-  // Every rank has run all it was given: agree on it before anyone stops answering.
-  if (!failed_) {
-    MPI_Request barrier = MPI_REQUEST_NULL;
-    if (MPI_Ibarrier(comm_, &barrier) == MPI_SUCCESS) {
-      for (;;) {
-        int flag = 0;
-        if (MPI_Test(&barrier, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) break;
-        watchPeers();
-        Clock::time_point now = Clock::now();
-        for (int p = 0; p < ranks_ && !failed_; ++p)
-          if (p != rank_ && now - peers_[static_cast<size_t>(p)].lastHeard > timeout_)
-            fail(XPURT_ERROR_DEVICE_LOST,
-                 "rank " + std::to_string(p) + " has not been heard from for " +
-                     std::to_string(timeout_.count()) +
-                     " ms (no heartbeat) while the ranks were releasing their context: its "
-                     "process died or hangs",
-                 true);
-        if (failed_) break;
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-      }
-    }
-  }
   if (controlRecv_ != MPI_REQUEST_NULL) {
     MPI_Cancel(&controlRecv_);
     MPI_Wait(&controlRecv_, MPI_STATUS_IGNORE);

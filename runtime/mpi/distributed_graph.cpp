@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace xpurt::mpi {
 
@@ -121,7 +122,7 @@ class Lowering {
           int candidate = c < 0 ? owner : c;
           if (candidate == to) continue;
           // The first part of `need` this candidate holds, if it starts at need.lo.
-          std::vector<ItemRange> held = valid[candidate].intersect(need);
+          std::vector<ItemRange> held = sourcesOf(*buffer)[candidate].intersect(need);
           if (!held.empty() && held.front().lo == need.lo) {
             from = candidate;
             got = held.front();
@@ -132,7 +133,7 @@ class Lowering {
           // undefined, or a partial overlap): skip to where some rank holds data again.
           size_t next = need.hi;
           for (int c = 0; c < ranks_; ++c) {
-            std::vector<ItemRange> held = valid[c].intersect(need);
+            std::vector<ItemRange> held = sourcesOf(*buffer)[c].intersect(need);
             if (c != to && !held.empty()) next = std::min(next, held.front().lo);
           }
           need.lo = next;
@@ -162,53 +163,50 @@ class Lowering {
     ins.accesses.push_back({buffer.get(), ins.byteOffset, ins.byteOffset + ins.bytes,
                             ins.kind == Instruction::Kind::Recv});
     ins.buffers.push_back(buffer);
-    out_.push_back(std::move(ins));
+    sink_->push_back(std::move(ins));
   }
 
+  // A launch's parts; on this rank, each part is cut into the ids whose items are all here
+  // already (interior) and those that need items from other ranks (boundary), so that the
+  // interior runs while the boundary's items are on their way. This rank's instructions go in
+  // the order: its sends (their copies to the host queued before the interior, so the items
+  // leave at once), the interior, its receives, the boundary.
   void launch(const Node &node, size_t index) {
     std::string why = "node " + std::to_string(index) + " (a launch)";
     std::vector<Part> parts = partsOf(node, ranks_);
+    std::vector<std::vector<ItemRange>> boundary(parts.size());
+    for (size_t p = 0; p < parts.size(); ++p)
+      if (parts[p].rank == rank_) boundary[p] = idsNeedingOthers(node, parts[p]);
+    // Sources are what ranks held before this node: a rank sends its items before it receives
+    // the node's (the order above), so it must not pass on what it has not received yet.
+    std::map<const Buffer *, std::vector<ItemRanges>> before;
+    for (const LaunchArg &arg : node.args)
+      if (arg.kind == XPURT_KERNEL_ARG_MEMORY_VIEW)
+        before.emplace(arg.buffer.get(), arg.buffer->valid());
+    sources_ = &before;
+    std::vector<Instruction> moves;
+    sink_ = &moves;
     for (const Part &part : parts)
       for (const LaunchArg &arg : node.args)
         if (arg.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && reads(arg.access))
           bringTo(arg.buffer, arg.touched(part.ids), part.rank, why);
-    uint32_t d = node.workDim - 1;
-    for (const Part &part : parts) {
-      if (part.rank != rank_) continue;
-      Instruction ins;
-      ins.kind = Instruction::Kind::Launch;
-      ins.what = why + " on items [" + std::to_string(part.ids.lo) + ", " +
-                 std::to_string(part.ids.hi) + ")";
-      ins.kernel = node.kernel;
-      ins.workDim = node.workDim;
-      std::copy(node.global, node.global + 3, ins.global);
-      std::copy(node.local, node.local + 3, ins.local);
-      ins.hasLocal = node.hasLocal;
-      ins.offset[d] = part.ids.lo;
-      ins.global[d] = part.ids.size();
-      ins.values.reserve(node.args.size());
-      for (const LaunchArg &arg : node.args) {
-        XpurtKernelArg a{};
-        a.kind = arg.kind;
-        if (arg.kind == XPURT_KERNEL_ARG_VALUE) {
-          ins.values.push_back(arg.value);
-          a.size = arg.value.size();
-          a.value = ins.values.back().data();
-        } else if (arg.kind == XPURT_KERNEL_ARG_LOCAL) {
-          a.size = arg.localBytes;
-        } else {
-          a.view = arg.buffer->view();
-          a.access = arg.access;
-          ItemRange t = arg.touched(part.ids);
-          size_t s = arg.buffer->itemSize();
-          if (!t.empty())
-            ins.accesses.push_back({arg.buffer.get(), t.lo * s, t.hi * s, writes(arg.access)});
-          ins.buffers.push_back(arg.buffer);
-        }
-        ins.args.push_back(a);
+    sink_ = &out_;
+    sources_ = nullptr;
+    for (Instruction &m : moves)
+      if (m.kind == Instruction::Kind::Send) out_.push_back(std::move(m));
+    for (size_t p = 0; p < parts.size(); ++p) {
+      if (parts[p].rank != rank_) continue;
+      size_t at = parts[p].ids.lo;
+      for (const ItemRange &b : boundary[p]) {
+        if (b.lo > at) out_.push_back(launchOf(node, {at, b.lo}, why));
+        at = b.hi;
       }
-      out_.push_back(std::move(ins));
+      if (at < parts[p].ids.hi) out_.push_back(launchOf(node, {at, parts[p].ids.hi}, why));
     }
+    for (Instruction &m : moves)
+      if (m.kind == Instruction::Kind::Recv) out_.push_back(std::move(m));
+    for (size_t p = 0; p < parts.size(); ++p)
+      for (const ItemRange &b : boundary[p]) out_.push_back(launchOf(node, b, why));
     // What the parts wrote is up to date where they ran, and nowhere else.
     for (const Part &part : parts)
       for (const LaunchArg &arg : node.args)
@@ -219,6 +217,66 @@ class Lowering {
       for (const LaunchArg &arg : node.args)
         if (arg.kind == XPURT_KERNEL_ARG_MEMORY_VIEW && writes(arg.access))
           arg.buffer->valid()[part.rank].add(arg.touched(part.ids));
+  }
+
+  // The ids of a part whose items some read argument lacks on the part's rank (before the
+  // transfers for it), as ranges of whole work-groups in order.
+  std::vector<ItemRange> idsNeedingOthers(const Node &node, const Part &part) const {
+    ItemRanges ids;
+    for (const LaunchArg &arg : node.args) {
+      if (arg.kind != XPURT_KERNEL_ARG_MEMORY_VIEW || !reads(arg.access)) continue;
+      for (ItemRange m : arg.buffer->valid()[part.rank].missing(arg.touched(part.ids))) {
+        if (arg.mapper == XPURT_RANGE_MAPPER_ALL) return {part.ids};
+        if (arg.mapper == XPURT_RANGE_MAPPER_NEIGHBORHOOD)
+          m = {m.lo > arg.halo ? m.lo - arg.halo : 0, m.hi + arg.halo};
+        ids.add(m.intersect(part.ids));
+      }
+    }
+    size_t group = node.hasLocal ? node.local[node.workDim - 1] : 1;
+    std::vector<ItemRange> out;
+    for (ItemRange r : ids.intersect(part.ids)) {
+      r = ItemRange{r.lo / group * group, (r.hi + group - 1) / group * group}.intersect(part.ids);
+      if (!out.empty() && out.back().hi >= r.lo)
+        out.back().hi = std::max(out.back().hi, r.hi);
+      else
+        out.push_back(r);
+    }
+    return out;
+  }
+
+  Instruction launchOf(const Node &node, ItemRange ids, const std::string &why) const {
+    uint32_t d = node.workDim - 1;
+    Instruction ins;
+    ins.kind = Instruction::Kind::Launch;
+    ins.what = why + " on ids [" + std::to_string(ids.lo) + ", " + std::to_string(ids.hi) + ")";
+    ins.kernel = node.kernel;
+    ins.workDim = node.workDim;
+    std::copy(node.global, node.global + 3, ins.global);
+    std::copy(node.local, node.local + 3, ins.local);
+    ins.hasLocal = node.hasLocal;
+    ins.offset[d] = ids.lo;
+    ins.global[d] = ids.size();
+    ins.values.reserve(node.args.size());
+    for (const LaunchArg &arg : node.args) {
+      XpurtKernelArg a{};
+      a.kind = arg.kind;
+      if (arg.kind == XPURT_KERNEL_ARG_VALUE) {
+        ins.values.push_back(arg.value);
+        a.size = arg.value.size();
+      } else if (arg.kind == XPURT_KERNEL_ARG_LOCAL) {
+        a.size = arg.localBytes;
+      } else {
+        a.view = arg.buffer->view();
+        a.access = arg.access;
+        ItemRange t = arg.touched(ids);
+        size_t s = arg.buffer->itemSize();
+        if (!t.empty())
+          ins.accesses.push_back({arg.buffer.get(), t.lo * s, t.hi * s, writes(arg.access)});
+        ins.buffers.push_back(arg.buffer);
+      }
+      ins.args.push_back(a);
+    }
+    return ins;
   }
 
   void read(const Node &node, size_t index) {
@@ -264,6 +322,13 @@ class Lowering {
   uint32_t &nextTag_;
   uint32_t tagLimit_;
   std::vector<Instruction> &out_;
+  std::vector<Instruction> *sink_ = &out_;  // where transfers go
+  // Where transfers may come from, if not from what ranks hold now.
+  const std::map<const Buffer *, std::vector<ItemRanges>> *sources_ = nullptr;
+
+  const std::vector<ItemRanges> &sourcesOf(Buffer &buffer) const {
+    return sources_ ? sources_->at(&buffer) : buffer.valid();
+  }
 };
 
 }  // namespace

@@ -30,6 +30,12 @@ packages=$(
     awk '/=> \// {print $3}' | sort -u | xargs -r realpath | { xargs -r dpkg -S 2>/dev/null || true; } |
     cut -d: -f1 | sort -u | grep -v -E '^(libc6|libgcc-s1|libstdc\+\+6|libzstd1|zlib1g|libtinfo6|libffi8|liblzma5|libbsd0|libmd0|libedit2)$' || true
 )
+# Open MPI, for the MPI layer's tests, sample and benchmark: mpiexec, and the components Open
+# MPI and PMIx load at run time, which ldd does not see (run.sh's "mpi" points them there).
+if [[ -x "$carry/xpurt/bin/xpurt_mpi_tests" ]]; then
+  packages=$(printf '%s\n' $packages openmpi-bin openmpi-common libopenmpi3 libpmix2 libhwloc15 \
+    libevent-core-2.1-7 libevent-pthreads-2.1-7 | sort -u)
+fi
 (cd "$carry/debs" && rm -f ./*.deb && apt-get download $packages >/dev/null)
 # Of libclc, only the NVPTX builtin library (the whole package is ten times larger).
 mkdir -p "$carry/clc" && xz -T2 -c /usr/lib/clc/nvptx64--nvidiacl.bc >"$carry/clc/nvptx64--nvidiacl.bc.xz"
