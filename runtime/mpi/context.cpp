@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 namespace xpurt::mpi {
@@ -82,6 +83,7 @@ Context::Context(MPI_Comm comm, XpurtDevice device, const XpurtMpiOptions &optio
   MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tagUpperBound, &flag);
   if (flag && tagUpperBound) tagLimit_ = static_cast<uint32_t>(*tagUpperBound);
   if (options.timeoutMs) timeout_ = std::chrono::milliseconds(options.timeoutMs);
+  if (const char *trace = std::getenv("XPURT_MPI_TRACE")) tracePath_ = trace;
   XpurtResult r = xpurtNewTaskQueue(device, &queue_);
   if (r != XPURT_SUCCESS) {
     MPI_Comm_free(&comm_);
@@ -90,6 +92,9 @@ Context::Context(MPI_Comm comm, XpurtDevice device, const XpurtMpiOptions &optio
   }
   xpurtRetainDevice(device);
   device_ = device;
+  XpurtDeviceInfo info{};
+  info.structSize = sizeof info;
+  stage_ = xpurtDeviceGetInfo(device, &info) == XPURT_SUCCESS && !info.deviceMemoryIsHostMemory;
   peers_.resize(static_cast<size_t>(ranks_));
   for (Peer &p : peers_) p.lastHeard = Clock::now();
   lastHeartbeat_ = Clock::now();
@@ -110,6 +115,8 @@ Context::~Context() {
     xpurtSync(queue_);
     xpurtReleaseTaskQueue(queue_);
   }
+  for (auto &[bytes, free] : stagingPool_)
+    for (Staging &s : free) xpurtReleaseMemoryView(s.view);
   if (device_) xpurtReleaseDevice(device_);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
@@ -254,6 +261,58 @@ bool Context::mayStart(size_t index, bool deviceOrdered) const {
   return true;
 }
 
+// One MPI_Testsome over the messages of every instruction in flight (one progress of MPI, not
+// one per message); completed requests become MPI_REQUEST_NULL.
+bool Context::testMessages(size_t end) {
+  std::vector<MPI_Request *> where;
+  for (size_t i = 0; i < end; ++i)
+    if (stream_[i].phase == 2)
+      for (MPI_Request &request : stream_[i].moreRequests)
+        if (request != MPI_REQUEST_NULL) where.push_back(&request);
+  if (where.empty()) return false;
+  std::vector<MPI_Request> requests(where.size());
+  for (size_t i = 0; i < where.size(); ++i) requests[i] = *where[i];
+  std::vector<int> indices(where.size());
+  int count = 0;
+  int rc = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, indices.data(),
+                        MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    fail(XPURT_ERROR_DEVICE_LOST,
+         "rank " + std::to_string(rank_) +
+             ": MPI failed to move items between ranks: " + mpiError(rc),
+         true);
+    return true;
+  }
+  for (size_t i = 0; i < where.size(); ++i) *where[i] = requests[i];
+  return count > 0 && count != MPI_UNDEFINED;
+}
+
+Staging Context::takeStaging(size_t bytes) {
+  std::vector<Staging> &free = stagingPool_[bytes];
+  if (!free.empty()) {
+    Staging s = free.back();
+    free.pop_back();
+    return s;
+  }
+  Staging s;
+  s.bytes = bytes;
+  void *host = nullptr;
+  if (xpurtNewMemoryView(device_, nullptr, bytes, XPURT_ALLOC_TYPE_HOST, &s.view) !=
+          XPURT_SUCCESS ||
+      xpurtHostPtr(s.view, &host) != XPURT_SUCCESS)
+    throw Error(XPURT_ERROR_OUT_OF_MEMORY,
+                "rank " + std::to_string(rank_) + ": " + std::to_string(bytes) +
+                    " bytes of page-locked memory for a transfer: " + xpurtLastErrorMessage());
+  s.host = static_cast<unsigned char *>(host);
+  return s;
+}
+
+void Context::giveBackStaging(Staging &staging) {
+  if (!staging.view) return;
+  stagingPool_[staging.bytes].push_back(staging);
+  staging = Staging{};
+}
+
 bool Context::poll(Instruction &ins) {
   if (ins.future) {
     bool valid = false;
@@ -361,16 +420,25 @@ bool Context::advance(size_t index) {
       if (ins.phase == 0) {
         if (!atIssue || !mayStart(index, true)) return false;
         const Buffer &b = *ins.buffers[0];
-        if (!device(xpurtCopyToHost(queue_, b.view(), ins.byteOffset, ins.bytes, &ins.future),
-                    "xpurtCopyToHost"))
+        if (ins.kind == Instruction::Kind::Send && stage_) {
+          ins.staging = takeStaging(ins.bytes);
+          if (!device(xpurtCopyMemoryView(queue_, ins.staging.view, b.view(), 0, ins.byteOffset,
+                                          ins.bytes, &ins.future),
+                      "xpurtCopyMemoryView"))
+            return false;
+        } else if (!device(
+                       xpurtCopyToHost(queue_, b.view(), ins.byteOffset, ins.bytes, &ins.future),
+                       "xpurtCopyToHost")) {
           return false;
+        }
         ins.issued = true;
         ins.phase = 1;
         return true;
       }
       if (ins.phase == 1) {
         if (!poll(ins)) return false;
-        const unsigned char *host = ins.buffers[0]->host() + ins.byteOffset;
+        const unsigned char *host =
+            ins.staging.view ? ins.staging.host : ins.buffers[0]->host() + ins.byteOffset;
         if (ins.kind == Instruction::Kind::Read) {
           if (ins.dst) std::memcpy(ins.dst, host, ins.bytes);
           ins.done = true;
@@ -398,8 +466,14 @@ bool Context::advance(size_t index) {
     case Instruction::Kind::Recv:
       if (ins.kind == Instruction::Kind::Recv) {
         if (ins.phase == 0) {
-          if (!mayStart(index, false)) return false;
-          unsigned char *host = ins.buffers[0]->host() + ins.byteOffset;
+          // Nothing has completed since it last could not start: it still cannot.
+          if (ins.blockedAt == completions_) return false;
+          if (!mayStart(index, false)) {
+            ins.blockedAt = completions_;
+            return false;
+          }
+          if (stage_) ins.staging = takeStaging(ins.bytes);
+          unsigned char *host = stage_ ? ins.staging.host : ins.buffers[0]->host() + ins.byteOffset;
           for (size_t at = 0; at < ins.bytes || at == 0; at += kMaxMessage) {
             size_t n = std::min(kMaxMessage, ins.bytes - at);
             MPI_Request request = MPI_REQUEST_NULL;
@@ -420,9 +494,12 @@ bool Context::advance(size_t index) {
         }
         if (ins.phase == 3) {
           if (!atIssue) return false;
-          if (!device(xpurtCopyToDevice(queue_, ins.buffers[0]->view(), ins.byteOffset, ins.bytes,
-                                        &ins.future),
-                      "xpurtCopyToDevice"))
+          XpurtMemoryView view = ins.buffers[0]->view();
+          if (!device(ins.staging.view
+                          ? xpurtCopyMemoryView(queue_, view, ins.staging.view, ins.byteOffset, 0,
+                                                ins.bytes, &ins.future)
+                          : xpurtCopyToDevice(queue_, view, ins.byteOffset, ins.bytes, &ins.future),
+                      "a copy to the device"))
             return false;
           ins.issued = true;
           ins.phase = 4;
@@ -430,28 +507,20 @@ bool Context::advance(size_t index) {
         }
         if (ins.phase == 4) {
           if (!poll(ins)) return false;
+          giveBackStaging(ins.staging);
           ins.done = true;
           return true;
         }
       }
-      // Phase 2 of a send or a receive: its messages.
-      while (!ins.moreRequests.empty()) {
-        int flag = 0;
-        int rc = MPI_Test(&ins.moreRequests.back(), &flag, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) {
-          fail(XPURT_ERROR_DEVICE_LOST,
-               "rank " + std::to_string(rank_) + ": MPI could not move " + ins.what + ": " +
-                   mpiError(rc),
-               true);
-          return false;
-        }
-        if (!flag) return false;
-        ins.moreRequests.pop_back();
-      }
+      // Phase 2 of a send or a receive: its messages, which testMessages completes.
+      for (MPI_Request request : ins.moreRequests)
+        if (request != MPI_REQUEST_NULL) return false;
+      ins.moreRequests.clear();
       peers_[static_cast<size_t>(ins.peer)].lastHeard = Clock::now();
       if (ins.kind == Instruction::Kind::Send) {
         bytesSent_ += ins.bytes;
         ++messagesSent_;
+        giveBackStaging(ins.staging);
         ins.done = true;
       } else {
         bytesReceived_ += ins.bytes;

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -58,6 +59,9 @@ class Context : public std::enable_shared_from_this<Context> {
   bool advance(size_t index);
   bool mayStart(size_t index, bool deviceOrdered) const;
   bool poll(Instruction &ins);
+  bool testMessages(size_t end);
+  Staging takeStaging(size_t bytes);
+  void giveBackStaging(Staging &staging);
   bool watchPeers();
   void fail(XpurtResult code, const std::string &message, bool tellOthers);
   void sendControl(int to, int type, const std::string &text);
@@ -75,6 +79,8 @@ class Context : public std::enable_shared_from_this<Context> {
   XpurtDevice device_ = nullptr;
   XpurtTaskQueue queue_ = nullptr;
   std::chrono::milliseconds timeout_{10000};
+  bool stage_ = false;  // transfers go through page-locked memory (device memory is not host's)
+  std::map<size_t, std::vector<Staging>> stagingPool_;  // free staging, by size
 
   // Shared between the application's threads and the communication thread.
   mutable std::mutex mutex_;
@@ -111,6 +117,11 @@ class Context : public std::enable_shared_from_this<Context> {
   } controlIn_;
   std::vector<std::pair<MPI_Request, std::unique_ptr<ControlMessage>>> controlOut_;
   std::vector<Instruction> abandoned_;  // after a failure: what may still use its buffers
+  uint64_t completions_ = 0;            // instructions completed so far
+  std::string tracePath_;               // XPURT_MPI_TRACE: where this rank's trace goes
+  std::string trace_;                   // its events so far
+  void traceRetired(const Instruction &ins);
+  void writeTrace();
   std::thread thread_;
 };
 

@@ -3,8 +3,10 @@
 #include "context.hpp"
 
 #include "distributed_graph.hpp"
+#include "error.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace xpurt::mpi {
 
@@ -36,8 +38,32 @@ void Context::run() {
     // are issued in order, receives posted early, checks posted in order, and what is in
     // flight polled.
     size_t end = std::min(stream_.size(), issuePos_ + kLookAhead);
+    if (testMessages(end)) progress = true;
+    // The queue is in order: its commands complete in the order they were issued, which is
+    // the stream's, so only the first one still in flight is polled.
+    bool deviceBusy = false;
     for (size_t i = 0; i < end && !failed_; ++i) {
-      if (advance(i)) progress = true;
+      Instruction &ins = stream_[i];
+      if (ins.future && deviceBusy) continue;
+      bool begun = ins.issued || ins.phase != 0, done = ins.done, issued = ins.issued;
+      Clock::time_point before = tracePath_.empty() ? Clock::time_point() : Clock::now();
+      bool advanced = false;
+      try {
+        advanced = advance(i);
+      } catch (const Error &e) {
+        fail(e.code(), e.what(), true);
+        break;
+      }
+      if (advanced) {
+        progress = true;
+        if (!begun && (ins.issued || ins.phase != 0 || ins.done)) ins.started = Clock::now();
+        if (!issued && ins.issued && !tracePath_.empty()) ins.issueCall = Clock::now() - before;
+        if (!done && ins.done) {
+          ins.finished = Clock::now();
+          ++completions_;
+        }
+      }
+      if (ins.future) deviceBusy = true;
       while (issuePos_ < stream_.size() && stream_[issuePos_].issued) ++issuePos_;
     }
     retire();
@@ -61,6 +87,7 @@ void Context::run() {
     wake_.wait_for(lock, pause, [&] { return !incoming_.empty() || stopping_; });
   }
 
+  if (!tracePath_.empty()) writeTrace();
   if (controlRecv_ != MPI_REQUEST_NULL) {
     MPI_Cancel(&controlRecv_);
     MPI_Wait(&controlRecv_, MPI_STATUS_IGNORE);
@@ -93,12 +120,17 @@ void Context::run() {
         settle(request);
       }
     if (ins.request != MPI_REQUEST_NULL) MPI_Request_free(&ins.request);
+    giveBackStaging(ins.staging);
   }
+  // Their buffers hold the context: keeping them would keep it alive for ever. The
+  // application's handle still holds it here (shutdown joins this thread before it lets go).
+  abandoned_.clear();
 }
 
 void Context::retire() {
   size_t n = 0;
   while (!stream_.empty() && stream_.front().done) {
+    if (!tracePath_.empty()) traceRetired(stream_.front());
     stream_.pop_front();
     if (issuePos_) --issuePos_;
     ++n;
@@ -204,6 +236,39 @@ bool Context::watchPeers() {
     if (!ins.issued && ins.phase == 0 && ins.kind != Instruction::Kind::Recv) break;
   }
   return progress;
+}
+
+}  // namespace xpurt::mpi
+
+namespace xpurt::mpi {
+
+// A Chrome trace event per instruction, from when it began (issued, or its message posted) to
+// when it completed, on one track per kind: the device's queue, sends, receives, host reads and
+// writes, checks. Times are of the monotonic clock, which the ranks of one node share.
+void Context::traceRetired(const Instruction &ins) {
+  static const char *const kinds[] = {"check", "launch", "send", "receive", "read", "write"};
+  auto us = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(t.time_since_epoch()).count();
+  };
+  int track = static_cast<int>(ins.kind);
+  std::string name;
+  for (char c : ins.what) name += c == '"' || c == '\\' ? '\'' : c;
+  char event[160];
+  std::snprintf(event, sizeof event,
+                "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,", rank_, track,
+                us(ins.started), us(ins.finished) - us(ins.started));
+  double call = std::chrono::duration<double, std::micro>(ins.issueCall).count();
+  trace_ += std::string(trace_.empty() ? "" : ",\n") + event + "\"cat\":\"" + kinds[track] +
+            "\",\"name\":\"" + kinds[track] + ": " + name +
+            "\",\"args\":{\"enqueue_us\":" + std::to_string(call) + "}}";
+}
+
+void Context::writeTrace() {
+  std::string path = tracePath_ + "." + std::to_string(rank_) + ".json";
+  if (FILE *f = std::fopen(path.c_str(), "w")) {
+    std::fprintf(f, "{\"traceEvents\":[\n%s\n]}\n", trace_.c_str());
+    std::fclose(f);
+  }
 }
 
 }  // namespace xpurt::mpi

@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <xpurt/xpurt.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,6 +14,14 @@
 namespace xpurt::mpi {
 
 class Buffer;
+
+// Page-locked host memory a transfer goes through on a device whose memory is not host memory
+// (a HOST view of the device: copied to and from by the device's copy engines).
+struct Staging {
+  XpurtMemoryView view = nullptr;
+  unsigned char *host = nullptr;
+  size_t bytes = 0;
+};
 
 // A kernel handle held for as long as a graph or an instruction may launch it.
 class KernelRef {
@@ -66,11 +75,15 @@ struct Instruction {
 
   // Progress (Context's communication thread alone)
   int phase = 0;
+  uint64_t blockedAt = UINT64_MAX;  // Context::completions_ when it last could not start
+  std::chrono::steady_clock::time_point started, finished;  // for XPURT_MPI_TRACE
+  std::chrono::steady_clock::duration issueCall{};          // its enqueue's time, traced
   bool issued = false;  // its place in the device's order is taken
   bool done = false;
   XpurtFuture future = nullptr;
   MPI_Request request = MPI_REQUEST_NULL;  // Check
-  std::vector<MPI_Request> moreRequests;   // Send, Recv: one per message
+  std::vector<MPI_Request> moreRequests;
+  Staging staging;  // Send, Recv where the context stages   // Send, Recv: one per message
   std::vector<CheckRecord> gathered;
 };
 

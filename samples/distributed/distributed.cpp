@@ -107,6 +107,7 @@ double stencilAlone(const xpurt::Device &device, const xpurt::Kernel &jacobi, in
   xpurt::Array<float> a(device, grid), b(device, other);
   xpurt::TaskQueue queue(device);
   queue.copyToDevice(a);
+  queue.sync();
   auto t0 = Clock::now();
   for (int s = 0; s < steps; ++s) {
     xpurt::Array<float> &in = s % 2 ? b : a, &out = s % 2 ? a : b;

@@ -43,8 +43,10 @@ case "$what" in
       OMPI_MCA_mca_base_component_path="$lib/openmpi/lib/openmpi3" \
       LD_LIBRARY_PATH="$lib/openmpi/lib:$lib/pmix2/lib:$LD_LIBRARY_PATH" \
       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+    # --bind-to none: Open MPI binds each of up to two ranks to one core by default, where a
+    # rank's threads (its queue's, the MPI layer's) would share it.
     read -r -a extra <<<"${XPURT_MPIEXEC_ARGS:-}"  # e.g. --enable-recovery
-    exec "$prefix/usr/bin/orterun" --oversubscribe --mca pml ob1 --mca btl self,vader "${extra[@]}" \
+    exec "$prefix/usr/bin/orterun" --oversubscribe --mca pml ob1 --mca btl self,vader --bind-to none "${extra[@]}" \
       -x LD_LIBRARY_PATH -x XPURT_LIBCLC_NVPTX -x XPURT_LIBDEVICE -x XPURT_CACHE_DIR \
       -np "$ranks" "${wrapper[@]}" "./$name" "$@" ;;
   *) echo "usage: run.sh tests [FILTER] | bench NAME [ARGS] | exec PROGRAM [ARGS] | mpi RANKS PROGRAM [ARGS]" >&2; exit 2 ;;
