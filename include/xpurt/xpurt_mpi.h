@@ -88,6 +88,7 @@ typedef struct XpurtMpiStats {
   uint64_t bytesReceived; /* buffer bytes this rank received */
   uint64_t messagesSent;  /* buffer messages (control messages are not counted) */
   uint64_t messagesReceived;
+  uint64_t bytesHeld; /* bytes of this rank's copies of the context's buffers, now */
 } XpurtMpiStats;
 XPURT_MPI_API XpurtResult xpurtMpiGetStats(XpurtMpiContext context, XpurtMpiStats *stats);
 /* The message of the calling thread's last failed xpurt_mpi call. */
@@ -95,9 +96,10 @@ XPURT_MPI_API const char *xpurtMpiLastErrorMessage(void);
 
 /* Collective: a buffer of `items` items of itemSize bytes, rank r owning the r-th of
  * size-of-communicator blocks (as equal as they come: xpurtMpiBufferGetOwnedItems). Each rank
- * keeps a copy of the whole extent on its device, of which only what it owns and what its
- * launches read is ever up to date. initial: the whole buffer's contents (each rank copies its
- * own block from it; the same on every rank), or NULL for zeros. */
+ * keeps on its device a copy of the items from the first to the last it owns or its nodes
+ * touch (its block at first, grown as graphs that touch more are launched; never shrunk).
+ * initial: the whole buffer's contents (each rank copies its own block from it; the same on
+ * every rank), or NULL for zeros. */
 XPURT_MPI_API XpurtResult xpurtMpiNewBuffer(XpurtMpiContext context, size_t items, size_t itemSize,
                                             const void *initial, XpurtMpiBuffer *buffer);
 XPURT_MPI_API XpurtResult xpurtMpiReleaseBuffer(XpurtMpiBuffer buffer);

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 namespace xpurt::mpi {
 
@@ -127,7 +128,7 @@ std::shared_ptr<Buffer> Context::newBuffer(size_t items, size_t itemSize, const 
   auto buffer = std::make_shared<Buffer>(shared_from_this(), buffers_, items, itemSize);
   ItemRange own = buffer->owned(rank_);
   if (initial && !own.empty())
-    std::memcpy(buffer->host() + own.lo * itemSize,
+    std::memcpy(buffer->host() + buffer->local(own.lo * itemSize),
                 static_cast<const unsigned char *>(initial) + own.lo * itemSize,
                 own.size() * itemSize);
   std::vector<Instruction> instructions(1);
@@ -219,6 +220,7 @@ XpurtMpiStats Context::stats() const {
   s.bytesReceived = bytesReceived_;
   s.messagesSent = messagesSent_;
   s.messagesReceived = messagesReceived_;
+  s.bytesHeld = bytesHeld_;
   return s;
 }
 
@@ -399,9 +401,25 @@ bool Context::advance(size_t index) {
     case Instruction::Kind::Launch:
       if (!ins.issued) {
         if (!atIssue || !mayStart(index, true)) return false;
-        for (size_t a = 0, v = 0; a < ins.args.size(); ++a)
+        ins.pointers.assign(ins.pointerArgs.size(), nullptr);
+        for (size_t k = 0; k < ins.pointerArgs.size(); ++k) {
+          const Buffer &b = *ins.pointerArgs[k].second;
+          void *base = nullptr;
+          if (!device(xpurtDevicePtr(b.view(), &base), "xpurtDevicePtr")) return false;
+          // Item 0's address, which may lie before the copy (the kernel touches only what the
+          // window holds).
+          ins.pointers[k] = reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(base) -
+                                                     b.window().lo * b.itemSize());
+          ins.args[ins.pointerArgs[k].first].value = &ins.pointers[k];
+        }
+        for (size_t a = 0, v = 0, k = 0; a < ins.args.size(); ++a) {
+          if (k < ins.pointerArgs.size() && ins.pointerArgs[k].first == a) {
+            ++k;
+            continue;
+          }
           if (ins.args[a].kind == XPURT_KERNEL_ARG_VALUE)
             ins.args[a].value = ins.values[v++].data();
+        }
         if (!device(
                 xpurtLaunchKernel(queue_, ins.kernel->get(), static_cast<uint32_t>(ins.args.size()),
                                   ins.args.data(), ins.workDim, ins.offset, ins.global,
@@ -422,13 +440,13 @@ bool Context::advance(size_t index) {
         const Buffer &b = *ins.buffers[0];
         if (ins.kind == Instruction::Kind::Send && stage_) {
           ins.staging = takeStaging(ins.bytes);
-          if (!device(xpurtCopyMemoryView(queue_, ins.staging.view, b.view(), 0, ins.byteOffset,
-                                          ins.bytes, &ins.future),
+          if (!device(xpurtCopyMemoryView(queue_, ins.staging.view, b.view(), 0,
+                                          b.local(ins.byteOffset), ins.bytes, &ins.future),
                       "xpurtCopyMemoryView"))
             return false;
-        } else if (!device(
-                       xpurtCopyToHost(queue_, b.view(), ins.byteOffset, ins.bytes, &ins.future),
-                       "xpurtCopyToHost")) {
+        } else if (!device(xpurtCopyToHost(queue_, b.view(), b.local(ins.byteOffset), ins.bytes,
+                                           &ins.future),
+                           "xpurtCopyToHost")) {
           return false;
         }
         ins.issued = true;
@@ -438,7 +456,8 @@ bool Context::advance(size_t index) {
       if (ins.phase == 1) {
         if (!poll(ins)) return false;
         const unsigned char *host =
-            ins.staging.view ? ins.staging.host : ins.buffers[0]->host() + ins.byteOffset;
+            ins.staging.view ? ins.staging.host
+                             : ins.buffers[0]->host() + ins.buffers[0]->local(ins.byteOffset);
         if (ins.kind == Instruction::Kind::Read) {
           if (ins.dst) std::memcpy(ins.dst, host, ins.bytes);
           ins.done = true;
@@ -473,7 +492,8 @@ bool Context::advance(size_t index) {
             return false;
           }
           if (stage_) ins.staging = takeStaging(ins.bytes);
-          unsigned char *host = stage_ ? ins.staging.host : ins.buffers[0]->host() + ins.byteOffset;
+          const Buffer &b = *ins.buffers[0];
+          unsigned char *host = stage_ ? ins.staging.host : b.host() + b.local(ins.byteOffset);
           for (size_t at = 0; at < ins.bytes || at == 0; at += kMaxMessage) {
             size_t n = std::min(kMaxMessage, ins.bytes - at);
             MPI_Request request = MPI_REQUEST_NULL;
@@ -495,10 +515,11 @@ bool Context::advance(size_t index) {
         if (ins.phase == 3) {
           if (!atIssue) return false;
           XpurtMemoryView view = ins.buffers[0]->view();
+          size_t at = ins.buffers[0]->local(ins.byteOffset);
           if (!device(ins.staging.view
-                          ? xpurtCopyMemoryView(queue_, view, ins.staging.view, ins.byteOffset, 0,
-                                                ins.bytes, &ins.future)
-                          : xpurtCopyToDevice(queue_, view, ins.byteOffset, ins.bytes, &ins.future),
+                          ? xpurtCopyMemoryView(queue_, view, ins.staging.view, at, 0, ins.bytes,
+                                                &ins.future)
+                          : xpurtCopyToDevice(queue_, view, at, ins.bytes, &ins.future),
                       "a copy to the device"))
             return false;
           ins.issued = true;
@@ -529,11 +550,36 @@ bool Context::advance(size_t index) {
       }
       return true;
 
+    case Instruction::Kind::Resize:
+      // A new copy holding the new window, the old one's items copied in; the instructions
+      // after it that touch the buffer wait for it (its access is the whole buffer).
+      if (ins.phase == 0) {
+        if (!atIssue || !mayStart(index, false)) return false;
+        Buffer &b = *ins.buffers[0];
+        std::tie(ins.staging.view, ins.staging.host) =
+            Buffer::allocate(device_, ins.window, b.itemSize());
+        ItemRange old = b.window();
+        if (!old.empty() && !device(xpurtCopyMemoryView(queue_, ins.staging.view, b.view(),
+                                                        (old.lo - ins.window.lo) * b.itemSize(), 0,
+                                                        old.size() * b.itemSize(), &ins.future),
+                                    "xpurtCopyMemoryView"))
+          return false;
+        ins.issued = true;
+        ins.phase = 1;
+        return true;
+      }
+      if (!poll(ins)) return false;
+      ins.buffers[0]->replace(ins.staging.view, ins.staging.host, ins.window);
+      ins.staging = Staging{};
+      ins.done = true;
+      return true;
+
     case Instruction::Kind::Write:
       if (ins.phase == 0) {
         if (!atIssue || !mayStart(index, false)) return false;
-        if (ins.src) std::memcpy(ins.buffers[0]->host() + ins.byteOffset, ins.src, ins.bytes);
-        if (!device(xpurtCopyToDevice(queue_, ins.buffers[0]->view(), ins.byteOffset, ins.bytes,
+        const Buffer &b = *ins.buffers[0];
+        if (ins.src) std::memcpy(b.host() + b.local(ins.byteOffset), ins.src, ins.bytes);
+        if (!device(xpurtCopyToDevice(queue_, b.view(), b.local(ins.byteOffset), ins.bytes,
                                       &ins.future),
                     "xpurtCopyToDevice"))
           return false;

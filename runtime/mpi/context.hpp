@@ -49,6 +49,8 @@ class Context : public std::enable_shared_from_this<Context> {
   // Collective: wait(), then the ranks stop watching each other and the thread ends.
   void shutdown();
   XpurtMpiStats stats() const;
+  // Buffers' copies on this rank (Buffer), in bytes: grown or shrunk by delta.
+  void held(int64_t delta) { bytesHeld_ += static_cast<uint64_t>(delta); }
 
  private:
   Context(MPI_Comm comm, XpurtDevice device, const XpurtMpiOptions &options);
@@ -93,6 +95,7 @@ class Context : public std::enable_shared_from_this<Context> {
   XpurtResult failCode_ = XPURT_SUCCESS;
   std::string failMessage_;
   std::atomic<uint64_t> bytesSent_{0}, bytesReceived_{0}, messagesSent_{0}, messagesReceived_{0};
+  std::atomic<uint64_t> bytesHeld_{0};
 
   // The application's side, under launchMutex_: launch order, tags, buffer ids.
   std::mutex launchMutex_;

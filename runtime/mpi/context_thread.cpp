@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace xpurt::mpi {
 
@@ -120,6 +121,12 @@ void Context::run() {
         settle(request);
       }
     if (ins.request != MPI_REQUEST_NULL) MPI_Request_free(&ins.request);
+    if (ins.kind == Instruction::Kind::Resize && ins.staging.view) {
+      // A buffer's new copy, not pooled staging.
+      xpurtReleaseMemoryView(ins.staging.view);
+      std::free(ins.staging.host);
+      ins.staging = Staging{};
+    }
     giveBackStaging(ins.staging);
   }
   // Their buffers hold the context: keeping them would keep it alive for ever. The

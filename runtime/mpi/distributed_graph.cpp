@@ -7,33 +7,60 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <tuple>
 
 namespace xpurt::mpi {
 
 Buffer::Buffer(std::shared_ptr<Context> context, uint32_t id, size_t items, size_t itemSize)
     : context_(std::move(context)), id_(id), items_(items), itemSize_(itemSize) {
-  size_t bytes = items * itemSize;
-  // calloc: large blocks come from mmap, so the parts of the extent this rank never uses
-  // take no memory on a device whose memory is host memory.
-  host_ = static_cast<unsigned char *>(std::calloc(bytes, 1));
-  if (!host_)
-    throw Error(XPURT_ERROR_OUT_OF_MEMORY, "xpurtMpiNewBuffer: " + std::to_string(bytes) +
-                                               " bytes of host memory could not "
-                                               "be allocated for the buffer's copy on this rank");
-  XpurtResult r =
-      xpurtNewMemoryView(context_->device(), host_, bytes, XPURT_ALLOC_TYPE_DEVICE, &view_);
-  if (r != XPURT_SUCCESS) {
-    std::free(host_);
-    throw Error(r, std::string("xpurtMpiNewBuffer: the buffer's view on this rank's device: ") +
-                       xpurtLastErrorMessage());
-  }
+  window_ = planned_ = owned(context_->rank());
+  std::tie(view_, host_) = allocate(context_->device(), window_, itemSize_);
+  context_->held(static_cast<int64_t>(window_.size() * itemSize_));
   valid_.resize(static_cast<size_t>(context_->ranks()));
   for (int rank = 0; rank < context_->ranks(); ++rank) valid_[rank].add(owned(rank));
 }
 
 Buffer::~Buffer() {
+  context_->held(-static_cast<int64_t>(window_.size() * itemSize_));
   if (view_) xpurtReleaseMemoryView(view_);
   std::free(host_);
+}
+
+std::pair<XpurtMemoryView, unsigned char *> Buffer::allocate(XpurtDevice device, ItemRange window,
+                                                             size_t itemSize) {
+  // At least one item: a rank may own none.
+  size_t bytes = std::max<size_t>(window.size(), 1) * itemSize;
+  auto *host = static_cast<unsigned char *>(std::calloc(bytes, 1));
+  if (!host)
+    throw Error(XPURT_ERROR_OUT_OF_MEMORY,
+                std::to_string(bytes) + " bytes of host memory for a buffer's copy on this rank");
+  XpurtMemoryView view = nullptr;
+  XpurtResult r = xpurtNewMemoryView(device, host, bytes, XPURT_ALLOC_TYPE_DEVICE, &view);
+  if (r != XPURT_SUCCESS) {
+    std::free(host);
+    throw Error(r, "a buffer's copy of " + std::to_string(bytes) +
+                       " bytes on this rank's device: " + xpurtLastErrorMessage());
+  }
+  return {view, host};
+}
+
+bool Buffer::plan(ItemRange items, ItemRange &grown) {
+  if (items.empty() || (items.lo >= planned_.lo && items.hi <= planned_.hi)) return false;
+  planned_ = planned_.empty()
+                 ? items
+                 : ItemRange{std::min(planned_.lo, items.lo), std::max(planned_.hi, items.hi)};
+  grown = planned_;
+  return true;
+}
+
+void Buffer::replace(XpurtMemoryView view, unsigned char *host, ItemRange window) {
+  if (view_) xpurtReleaseMemoryView(view_);
+  std::free(host_);
+  context_->held(static_cast<int64_t>(window.size() * itemSize_) -
+                 static_cast<int64_t>(window_.size() * itemSize_));
+  view_ = view;
+  host_ = host;
+  window_ = window;
 }
 
 ItemRange Buffer::owned(int rank) const {
@@ -171,9 +198,29 @@ class Lowering {
   // interior runs while the boundary's items are on their way. This rank's instructions go in
   // the order: its sends (their copies to the host queued before the interior, so the items
   // leave at once), the interior, its receives, the boundary.
+  // Grows this rank's copy of buffer to hold items, if it does not yet (a Resize first).
+  void hold(const std::shared_ptr<Buffer> &buffer, ItemRange items) {
+    ItemRange grown;
+    if (!buffer->plan(items, grown)) return;
+    Instruction ins;
+    ins.kind = Instruction::Kind::Resize;
+    ins.what = "the growth of buffer #" + std::to_string(buffer->id()) + " to items [" +
+               std::to_string(grown.lo) + ", " + std::to_string(grown.hi) + ") on rank " +
+               std::to_string(rank_);
+    ins.window = grown;
+    // It replaces the whole copy: everything before it that touches the buffer comes first.
+    ins.accesses.push_back({buffer.get(), 0, buffer->items() * buffer->itemSize(), true});
+    ins.buffers.push_back(buffer);
+    out_.push_back(std::move(ins));
+  }
+
   void launch(const Node &node, size_t index) {
     std::string why = "node " + std::to_string(index) + " (a launch)";
     std::vector<Part> parts = partsOf(node, ranks_);
+    for (const Part &part : parts)
+      if (part.rank == rank_)
+        for (const LaunchArg &arg : node.args)
+          if (arg.kind == XPURT_KERNEL_ARG_MEMORY_VIEW) hold(arg.buffer, arg.touched(part.ids));
     std::vector<std::vector<ItemRange>> boundary(parts.size());
     for (size_t p = 0; p < parts.size(); ++p)
       if (parts[p].rank == rank_) boundary[p] = idsNeedingOthers(node, parts[p]);
@@ -266,8 +313,10 @@ class Lowering {
       } else if (arg.kind == XPURT_KERNEL_ARG_LOCAL) {
         a.size = arg.localBytes;
       } else {
-        a.view = arg.buffer->view();
-        a.access = arg.access;
+        // The device pointer of item 0, from this rank's copy when the launch is issued.
+        a.kind = XPURT_KERNEL_ARG_VALUE;
+        a.size = sizeof(void *);
+        ins.pointerArgs.emplace_back(ins.args.size(), arg.buffer.get());
         ItemRange t = arg.touched(ids);
         size_t s = arg.buffer->itemSize();
         if (!t.empty())
@@ -281,6 +330,7 @@ class Lowering {
 
   void read(const Node &node, size_t index) {
     std::string why = "node " + std::to_string(index) + " (a read)";
+    if (node.rank == XPURT_MPI_ALL_RANKS || node.rank == rank_) hold(node.buffer, node.items);
     for (int r = 0; r < ranks_; ++r) {
       if (node.rank != XPURT_MPI_ALL_RANKS && node.rank != r) continue;
       bringTo(node.buffer, node.items, r, why);
@@ -291,6 +341,7 @@ class Lowering {
   void write(const Node &node, size_t index) {
     std::string why = "node " + std::to_string(index) + " (a write)";
     std::vector<ItemRanges> &valid = node.buffer->valid();
+    if (node.rank == XPURT_MPI_ALL_RANKS || node.rank == rank_) hold(node.buffer, node.items);
     for (int r = 0; r < ranks_; ++r) {
       bool writer = node.rank == XPURT_MPI_ALL_RANKS || node.rank == r;
       if (writer) {

@@ -27,9 +27,12 @@ inline ItemRange blockOf(size_t count, int parts, int r) {
   return {at(static_cast<size_t>(r)), at(static_cast<size_t>(r) + 1)};
 }
 
-// A buffer of items distributed over the ranks by blocks. Every rank keeps a DEVICE view of
-// the whole extent; `valid` says, identically on every rank, which items each rank's copy has
-// up to date (changed only by lowerGraph and the constructor, in launch order).
+// A buffer of items distributed over the ranks by blocks. `valid` says, identically on every
+// rank, which items each rank's copy has up to date (changed only by lowerGraph and the
+// constructor, in launch order). This rank's copy is a DEVICE view of a window of the items:
+// at first the rank's own block, grown (never shrunk) to cover every item the rank's
+// instructions touch. Lowering plans the growth (plan()); the communication thread carries it
+// out, in order, with a Resize instruction (replace()), and reads view(), host() and window().
 class Buffer {
  public:
   Buffer(std::shared_ptr<Context> context, uint32_t id, size_t items, size_t itemSize);
@@ -42,17 +45,30 @@ class Buffer {
   size_t itemSize() const { return itemSize_; }
   ItemRange owned(int rank) const;
   int ownerOf(size_t item) const;
-  XpurtMemoryView view() const { return view_; }
-  unsigned char *host() const { return host_; }
   const std::shared_ptr<Context> &context() const { return context_; }
   std::vector<ItemRanges> &valid() { return valid_; }
+
+  // Lowering: whether this rank's window must grow to hold `items`, and to what.
+  bool plan(ItemRange items, ItemRange &grown);
+  // The communication thread: this rank's copy now.
+  XpurtMemoryView view() const { return view_; }
+  unsigned char *host() const { return host_; }
+  ItemRange window() const { return window_; }
+  // Bytes of a global byte offset in this rank's copy.
+  size_t local(size_t byteOffset) const { return byteOffset - window_.lo * itemSize_; }
+  // A new copy of `window` items (a view of this rank's device, and its host memory).
+  static std::pair<XpurtMemoryView, unsigned char *> allocate(XpurtDevice device, ItemRange window,
+                                                              size_t itemSize);
+  void replace(XpurtMemoryView view, unsigned char *host, ItemRange window);
 
  private:
   std::shared_ptr<Context> context_;
   uint32_t id_;
   size_t items_, itemSize_;
+  ItemRange planned_;  // lowering's
   unsigned char *host_ = nullptr;
   XpurtMemoryView view_ = nullptr;
+  ItemRange window_;
   std::vector<ItemRanges> valid_;
 };
 

@@ -2,6 +2,8 @@
 // kernel launches on the rank's device, and transfers between ranks (Context runs them).
 #pragma once
 
+#include "item_ranges.hpp"
+
 #include <mpi.h>
 #include <xpurt/xpurt.h>
 
@@ -52,7 +54,7 @@ struct CheckRecord {
 };
 
 struct Instruction {
-  enum class Kind { Check, Launch, Send, Recv, Read, Write } kind = Kind::Launch;
+  enum class Kind { Check, Launch, Send, Recv, Read, Write, Resize } kind = Kind::Launch;
   std::string what;  // for errors: which node or transfer
   std::vector<ByteAccess> accesses;
   std::vector<std::shared_ptr<Buffer>> buffers;  // kept alive while the instruction lives
@@ -63,10 +65,15 @@ struct Instruction {
   std::shared_ptr<KernelRef> kernel;
   std::vector<XpurtKernelArg> args;  // VALUE args point into values
   std::vector<std::vector<unsigned char>> values;
+  std::vector<std::pair<size_t, const Buffer *>> pointerArgs;  // args that get a buffer's item 0
+  std::vector<void *> pointers;                                // their values, at issue
   uint32_t workDim = 1;
   size_t offset[3] = {0, 0, 0}, global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
   bool hasLocal = false;
-  // Send, Recv (peer, tag), Read (dst), Write (src; NULL: the bytes are in the host copy)
+  // Resize: this rank's new window of the buffer
+  ItemRange window;
+  // Send, Recv (peer, tag), Read (dst), Write (src; NULL: the bytes are in the host copy);
+  // byteOffset is of the whole buffer (Buffer::local gives the copy's)
   size_t byteOffset = 0, bytes = 0;
   int peer = -1;
   int tag = 0;

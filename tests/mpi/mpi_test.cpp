@@ -63,6 +63,8 @@ TEST_P(MpiTest, StencilSplitByRowsMovesOnlyHaloRows) {
   EXPECT_EQ(moved.bytesReceived, replays * 2 * neighbours * width * sizeof(float));
   EXPECT_EQ(moved.messagesReceived, replays * 2 * neighbours);
   EXPECT_EQ(moved.bytesSent, moved.bytesReceived);
+  // Each rank holds its own rows of both buffers and the halo rows it reads, nothing more.
+  EXPECT_EQ(moved.bytesHeld, 2 * (rows / ranks + neighbours) * width * sizeof(float));
 
   Grid result(start.size(), -1.0f);
   XpurtMpiGraph read = graph();

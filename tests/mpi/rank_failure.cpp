@@ -8,12 +8,12 @@
 //   mpiexec -np N xpurt_mpi_rank_failure TIMEOUT_MS
 #include <xpurt/xpurt_mpi.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 int main(int argc, char **argv) {
@@ -55,8 +55,7 @@ int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   XpurtResult launched = xpurtMpiGraphLaunch(again);
   XpurtResult waited = launched == XPURT_SUCCESS ? xpurtMpiWait(context) : launched;
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string message = xpurtMpiLastErrorMessage();
   bool named = message.find("rank " + std::to_string(victim)) != std::string::npos;
   std::printf("rank %d: %s after %.1f s%s: %s\n", rank,
