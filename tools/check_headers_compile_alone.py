@@ -93,8 +93,8 @@ def main():
     for header in headers:
         if os.path.dirname(header) in opencl_folders:
             continue  # OpenCL C, built with its .cl files, not a C++ header
-        if os.path.basename(header) == "xpurt_mpi.h":
-            # The MPI layer's header takes that layer's flags (MPI's include folders); a tree
+        if os.path.basename(header).startswith("xpurt_mpi."):
+            # The MPI layer's headers take that layer's flags (MPI's include folders); a tree
             # built without the layer does not check it.
             command = command_for(os.path.join(source, "runtime", "mpi", "_.hpp"), commands)
             if command is None or "runtime/mpi" not in command[2]:

@@ -475,6 +475,10 @@ class Range {
     offset_[0] = x, offset_[1] = y, offset_[2] = z;
     return *this;
   }
+  uint32_t dimensions() const noexcept { return dims_; }
+  const size_t *globalSize() const noexcept { return global_; }
+  const size_t *globalOffset() const noexcept { return offset_; }
+  const size_t *localSize() const noexcept { return hasLocal_ ? local_ : nullptr; }  // or none
 
  private:
   friend class TaskQueue;

@@ -66,9 +66,10 @@ typedef struct XpurtMpiOptions {
 } XpurtMpiOptions;
 
 /* A collective call over comm: every rank passes its own device (e.g. the GPU of its local
- * rank). MPI must be initialised with MPI_THREAD_MULTIPLE: the context's communication thread
- * calls MPI beside the application's threads. The context works on a duplicate of comm, so its
- * messages never match the application's. options may be NULL. */
+ * rank); if any rank's device is NULL or cannot make a queue, every rank fails, naming it. MPI must
+ * be initialised with MPI_THREAD_MULTIPLE: the context's communication thread calls MPI beside the
+ * application's threads. The context works on a duplicate of comm, so its messages never match the
+ * application's. options may be NULL. */
 XPURT_MPI_API XpurtResult xpurtMpiNewContext(MPI_Comm comm, XpurtDevice device,
                                              const XpurtMpiOptions *options,
                                              XpurtMpiContext *context);
@@ -78,8 +79,11 @@ XPURT_MPI_API XpurtResult xpurtMpiReleaseContext(XpurtMpiContext context);
 XPURT_MPI_API XpurtResult xpurtMpiContextGetRank(XpurtMpiContext context, int *rank);
 XPURT_MPI_API XpurtResult xpurtMpiContextGetSize(XpurtMpiContext context, int *size);
 /* Waits until every graph this rank launched on the context has completed here. Returns the
- * first failure on any rank (XPURT_ERROR_EXECUTION_FAILED, or XPURT_ERROR_DEVICE_LOST for a
- * rank that fell silent), with a message naming the rank. */
+ * first failure on any rank, with a message naming the rank: on the rank where it happened,
+ * that failure's own code (XPURT_ERROR_EXECUTION_FAILED for a kernel or copy, DEVICE_LOST for
+ * MPI); on the others XPURT_ERROR_EXECUTION_FAILED; XPURT_ERROR_DEVICE_LOST everywhere for a
+ * rank that fell silent; XPURT_ERROR_INVALID_ARGUMENT everywhere for ranks that did not do the
+ * same (see above). */
 XPURT_MPI_API XpurtResult xpurtMpiWait(XpurtMpiContext context);
 /* What the context moved between ranks so far (counted when sent or received). */
 typedef struct XpurtMpiStats {

@@ -253,6 +253,11 @@ XpurtResult xpurtMpiGraphAddLaunch(XpurtMpiGraph graph, XpurtKernel kernel, uint
                         which + " has access " + std::to_string(access) + " and mapper " +
                             std::to_string(mapper) +
                             ": use XPURT_ACCESS_* and XPURT_RANGE_MAPPER_*");
+          if (a.halo > a.buffer->buffer->items())
+            throw Error(XPURT_ERROR_INVALID_ARGUMENT,
+                        which + " has a halo of " + std::to_string(a.halo) +
+                            " items, more than the buffer's " +
+                            std::to_string(a.buffer->buffer->items()));
           arg.buffer = a.buffer->buffer;
           arg.access = a.access;
           arg.mapper = a.mapper;

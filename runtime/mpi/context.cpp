@@ -34,6 +34,9 @@ std::string describe(const CheckRecord &r) {
            " items of " + std::to_string(r.b) + " bytes";
   if (r.kind == 3)
     return "released the context after " + std::to_string(r.sequence) + " graph launches";
+  if (r.kind == 4)
+    return "could not create buffer #" + std::to_string(r.sequence) +
+           " on its device (its own error says why)";
   return "did something else (record kind " + std::to_string(r.kind) + ")";
 }
 
@@ -66,7 +69,6 @@ std::shared_ptr<Context> Context::create(MPI_Comm comm, XpurtDevice device,
             "&provided)");
   if (comm == MPI_COMM_NULL)
     throw Error(XPURT_ERROR_INVALID_ARGUMENT, "xpurtMpiNewContext: comm is MPI_COMM_NULL");
-  if (!device) throw Error(XPURT_ERROR_INVALID_HANDLE, "xpurtMpiNewContext: device is NULL");
   std::shared_ptr<Context> context(new Context(comm, device, options));
   context->thread_ = std::thread([raw = context.get()] { raw->run(); });
   return context;
@@ -85,11 +87,23 @@ Context::Context(MPI_Comm comm, XpurtDevice device, const XpurtMpiOptions &optio
   if (flag && tagUpperBound) tagLimit_ = static_cast<uint32_t>(*tagUpperBound);
   if (options.timeoutMs) timeout_ = std::chrono::milliseconds(options.timeoutMs);
   if (const char *trace = std::getenv("XPURT_MPI_TRACE")) tracePath_ = trace;
-  XpurtResult r = xpurtNewTaskQueue(device, &queue_);
+  // What fails on one rank fails on all, saying which: the others must not wait for it.
+  XpurtResult r = device ? xpurtNewTaskQueue(device, &queue_) : XPURT_ERROR_INVALID_HANDLE;
+  std::string why = device ? std::string("a queue on its device: ") + xpurtLastErrorMessage()
+                           : "its device is NULL";
+  std::vector<int> results(static_cast<size_t>(ranks_));
+  int mine = static_cast<int>(r);
+  MPI_Allgather(&mine, 1, MPI_INT, results.data(), 1, MPI_INT, comm_);
+  for (int other = 0; other < ranks_ && r == XPURT_SUCCESS; ++other)
+    if (results[static_cast<size_t>(other)] != XPURT_SUCCESS) {
+      r = static_cast<XpurtResult>(results[static_cast<size_t>(other)]);
+      why = "rank " + std::to_string(other) +
+            " could not create its context (its own error says why)";
+    }
   if (r != XPURT_SUCCESS) {
+    if (queue_) xpurtReleaseTaskQueue(queue_);
     MPI_Comm_free(&comm_);
-    throw Error(r, std::string("xpurtMpiNewContext: a queue on this rank's device: ") +
-                       xpurtLastErrorMessage());
+    throw Error(r, "xpurtMpiNewContext on rank " + std::to_string(rank_) + ": " + why);
   }
   xpurtRetainDevice(device);
   device_ = device;
@@ -125,7 +139,18 @@ Context::~Context() {
 std::shared_ptr<Buffer> Context::newBuffer(size_t items, size_t itemSize, const void *initial) {
   std::lock_guard<std::mutex> launchLock(launchMutex_);
   throwIfFailed();
-  auto buffer = std::make_shared<Buffer>(shared_from_this(), buffers_, items, itemSize);
+  std::shared_ptr<Buffer> buffer;
+  try {
+    buffer = std::make_shared<Buffer>(shared_from_this(), buffers_, items, itemSize);
+  } catch (const Error &) {
+    // The other ranks are told at the check, where they expect this buffer's.
+    std::vector<Instruction> failed(1);
+    failed[0].kind = Instruction::Kind::Check;
+    failed[0].what = "the creation of buffer #" + std::to_string(buffers_);
+    failed[0].check = {4, buffers_++, 0, items, itemSize};
+    submit(std::move(failed));
+    throw;
+  }
   ItemRange own = buffer->owned(rank_);
   if (initial && !own.empty())
     std::memcpy(buffer->host() + buffer->local(own.lo * itemSize),
@@ -210,6 +235,8 @@ void Context::shutdown() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  // Now: buffers and graphs may outlive the context's handle, and MPI_Finalize may come first.
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   if (error) std::rethrow_exception(error);
 }
 
@@ -278,6 +305,8 @@ bool Context::testMessages(size_t end) {
   int count = 0;
   int rc = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, indices.data(),
                         MPI_STATUSES_IGNORE);
+  // Even when it fails, the requests it completed are freed: copy them back first.
+  for (size_t i = 0; i < where.size(); ++i) *where[i] = requests[i];
   if (rc != MPI_SUCCESS) {
     fail(XPURT_ERROR_DEVICE_LOST,
          "rank " + std::to_string(rank_) +
@@ -285,7 +314,6 @@ bool Context::testMessages(size_t end) {
          true);
     return true;
   }
-  for (size_t i = 0; i < where.size(); ++i) *where[i] = requests[i];
   return count > 0 && count != MPI_UNDEFINED;
 }
 
@@ -454,7 +482,7 @@ bool Context::advance(size_t index) {
         return true;
       }
       if (ins.phase == 1) {
-        if (!poll(ins)) return false;
+        if (blockMessages_ || !poll(ins)) return false;
         const unsigned char *host =
             ins.staging.view ? ins.staging.host
                              : ins.buffers[0]->host() + ins.buffers[0]->local(ins.byteOffset);
@@ -485,6 +513,7 @@ bool Context::advance(size_t index) {
     case Instruction::Kind::Recv:
       if (ins.kind == Instruction::Kind::Recv) {
         if (ins.phase == 0) {
+          if (blockMessages_) return false;
           // Nothing has completed since it last could not start: it still cannot.
           if (ins.blockedAt == completions_) return false;
           if (!mayStart(index, false)) {

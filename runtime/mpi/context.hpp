@@ -81,6 +81,7 @@ class Context : public std::enable_shared_from_this<Context> {
   XpurtDevice device_ = nullptr;
   XpurtTaskQueue queue_ = nullptr;
   std::chrono::milliseconds timeout_{10000};
+  bool blockMessages_ = false;  // a check before the instruction has not completed
   bool stage_ = false;  // transfers go through page-locked memory (device memory is not host's)
   std::map<size_t, std::vector<Staging>> stagingPool_;  // free staging, by size
 
@@ -119,10 +120,10 @@ class Context : public std::enable_shared_from_this<Context> {
     char text[500] = {};
   } controlIn_;
   std::vector<std::pair<MPI_Request, std::unique_ptr<ControlMessage>>> controlOut_;
-  std::vector<Instruction> abandoned_;  // after a failure: what may still use its buffers
-  uint64_t completions_ = 0;            // instructions completed so far
-  std::string tracePath_;               // XPURT_MPI_TRACE: where this rank's trace goes
-  std::string trace_;                   // its events so far
+  std::vector<std::deque<Instruction>> abandoned_;  // after a failure: what was in flight
+  uint64_t completions_ = 0;                        // instructions completed so far
+  std::string tracePath_;                           // XPURT_MPI_TRACE: where this rank's trace goes
+  std::string trace_;                               // its events so far
   void traceRetired(const Instruction &ins);
   void writeTrace();
   std::thread thread_;

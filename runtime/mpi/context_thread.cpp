@@ -43,6 +43,7 @@ void Context::run() {
     // The queue is in order: its commands complete in the order they were issued, which is
     // the stream's, so only the first one still in flight is polled.
     bool deviceBusy = false;
+    blockMessages_ = false;
     for (size_t i = 0; i < end && !failed_; ++i) {
       Instruction &ins = stream_[i];
       if (ins.future && deviceBusy) continue;
@@ -53,6 +54,10 @@ void Context::run() {
         advanced = advance(i);
       } catch (const Error &e) {
         fail(e.code(), e.what(), true);
+        break;
+      } catch (const std::exception &e) {
+        fail(XPURT_ERROR_OUT_OF_MEMORY, "rank " + std::to_string(rank_) + " failed: " + e.what(),
+             true);
         break;
       }
       if (advanced) {
@@ -65,6 +70,9 @@ void Context::run() {
         }
       }
       if (ins.future) deviceBusy = true;
+      // Until every rank is known to have done the same, no message of what follows moves and
+      // no host read hands bytes over (they could be another graph's).
+      if (ins.kind == Instruction::Kind::Check && !ins.done) blockMessages_ = true;
       while (issuePos_ < stream_.size() && stream_[issuePos_].issued) ++issuePos_;
     }
     retire();
@@ -93,41 +101,58 @@ void Context::run() {
     MPI_Cancel(&controlRecv_);
     MPI_Wait(&controlRecv_, MPI_STATUS_IGNORE);
   }
-  // Messages still on their way to a rank that died would never complete: give them a moment,
-  // then let MPI free them.
+  // Messages still on their way to a rank that died may never complete: give them a moment
+  // (receives cancelled first), then let MPI free the control messages' requests.
   auto deadline = Clock::now() + std::chrono::milliseconds(100);
   auto settle = [&](MPI_Request &request) {
     while (request != MPI_REQUEST_NULL) {
       int flag = 0;
       if (MPI_Test(&request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) break;
-      if (Clock::now() > deadline) {
-        MPI_Request_free(&request);
-        break;
-      }
+      if (Clock::now() > deadline) return false;
       std::this_thread::yield();
     }
+    request = MPI_REQUEST_NULL;
+    return true;
   };
-  for (Peer &p : peers_) settle(p.heartbeat);
-  for (auto &out : controlOut_) settle(out.first);
-  for (Instruction &ins : abandoned_) {
-    if (ins.future) {
-      xpurtFutureWait(ins.future);
-      xpurtReleaseFuture(ins.future);
-      ins.future = nullptr;
+  for (Peer &p : peers_)
+    if (!settle(p.heartbeat)) MPI_Request_free(&p.heartbeat);
+  for (auto &out : controlOut_)
+    if (!settle(out.first)) {
+      MPI_Request_free(&out.first);
+      (void)out.second.release();  // MPI may still read it: never freed
     }
-    for (MPI_Request &request : ins.moreRequests)
-      if (request != MPI_REQUEST_NULL) {
-        MPI_Cancel(&request);
-        settle(request);
+  // What a failure left in flight: device work is waited for; a message or a check that does not
+  // complete keeps its instruction, memory and all (and so the context), for the life of the
+  // process, since MPI may still write into it.
+  for (std::deque<Instruction> &instructions : abandoned_) {
+    bool settled = true;
+    for (Instruction &ins : instructions) {
+      if (ins.future) {
+        xpurtFutureWait(ins.future);
+        xpurtReleaseFuture(ins.future);
+        ins.future = nullptr;
       }
-    if (ins.request != MPI_REQUEST_NULL) MPI_Request_free(&ins.request);
-    if (ins.kind == Instruction::Kind::Resize && ins.staging.view) {
-      // A buffer's new copy, not pooled staging.
-      xpurtReleaseMemoryView(ins.staging.view);
-      std::free(ins.staging.host);
-      ins.staging = Staging{};
+      for (MPI_Request &request : ins.moreRequests) {
+        if (request != MPI_REQUEST_NULL && ins.kind == Instruction::Kind::Recv)
+          MPI_Cancel(&request);
+        settled = settle(request) && settled;
+      }
+      settled = settle(ins.request) && settled;
     }
-    giveBackStaging(ins.staging);
+    if (!settled) {
+      static auto *kept = new std::vector<std::deque<Instruction>>;
+      kept->push_back(std::move(instructions));
+      continue;
+    }
+    for (Instruction &ins : instructions) {
+      if (ins.kind == Instruction::Kind::Resize && ins.staging.view) {
+        // A buffer's new copy, not pooled staging.
+        xpurtReleaseMemoryView(ins.staging.view);
+        std::free(ins.staging.host);
+        ins.staging = Staging{};
+      }
+      giveBackStaging(ins.staging);
+    }
   }
   // Their buffers hold the context: keeping them would keep it alive for ever. The
   // application's handle still holds it here (shutdown joins this thread before it lets go).
@@ -154,7 +179,9 @@ void Context::retire() {
 // thread ends, when device work is waited for and messages are cancelled.
 void Context::drainAfterFailure() {
   size_t n = stream_.size();
-  for (Instruction &ins : stream_) abandoned_.push_back(std::move(ins));
+  // The whole deque, so that what MPI holds pointers into (a check's record, a message's
+  // bytes) stays where it is.
+  abandoned_.push_back(std::move(stream_));
   stream_.clear();
   issuePos_ = 0;
   {
@@ -225,7 +252,8 @@ bool Context::watchPeers() {
   };
   for (const Instruction &ins : stream_) {
     int suspect = -1;
-    if (ins.kind == Instruction::Kind::Recv && ins.phase == 2 && silent(ins.peer))
+    if ((ins.kind == Instruction::Kind::Recv || ins.kind == Instruction::Kind::Send) &&
+        ins.phase == 2 && silent(ins.peer))
       suspect = ins.peer;
     if (ins.kind == Instruction::Kind::Check && ins.phase == 1 && !ins.done)
       for (int p = 0; p < ranks_ && suspect < 0; ++p)
@@ -240,7 +268,6 @@ bool Context::watchPeers() {
            true);
       return true;
     }
-    if (!ins.issued && ins.phase == 0 && ins.kind != Instruction::Kind::Recv) break;
   }
   return progress;
 }

@@ -284,24 +284,43 @@ TEST_P(MpiTest, BadInputIsRefusedAndTheContextStaysUsable) {
 }
 
 // Ranks that launch different graphs fail, every one of them, with a message naming what
-// differed, instead of exchanging the wrong items or waiting forever.
+// differed, instead of exchanging the wrong items or waiting forever: here rank 1 reads other
+// items than the rest, so the messages each rank expects differ too.
 TEST_P(MpiTest, DifferentGraphsOnDifferentRanksFailEveryRank) {
-  XpurtMpiBuffer x = buffer(100, sizeof(float));
-  std::vector<float> out(100);
+  std::vector<float> values(100);
+  std::iota(values.begin(), values.end(), 1.0f);
+  XpurtMpiBuffer x = buffer(100, sizeof(float), values.data());
+  std::vector<float> out(100, -1.0f);
   XpurtMpiGraph g = graph();
-  ASSERT_MPI_OK(xpurtMpiGraphAddRead(g, x, 0, 100, out.data(), 0));
-  if (rank == 1) {
-    ASSERT_MPI_OK(xpurtMpiGraphAddRead(g, x, 0, 50, out.data(), 0));
-  }
+  size_t first = rank == 1 ? 10 : 0;
+  ASSERT_MPI_OK(xpurtMpiGraphAddRead(g, x, first, 90, out.data(), 0));
   ASSERT_MPI_OK(xpurtMpiGraphLaunch(g));
   EXPECT_EQ(xpurtMpiWait(context), XPURT_ERROR_INVALID_ARGUMENT);
   std::string message = xpurtMpiLastErrorMessage();
   EXPECT_NE(message.find("the ranks did not do the same"), std::string::npos) << message;
-  EXPECT_NE(message.find("rank 1"), std::string::npos) << message;
+  // Each rank names one that differs from it.
+  std::string other = "rank " + std::to_string(rank == 1 ? 0 : 1);
+  EXPECT_NE(message.find(other), std::string::npos) << message;
+  // No bytes of the other graph were handed over.
+  EXPECT_EQ(out, std::vector<float>(100, -1.0f));
   // The failed context refuses more work and is released with its error.
   EXPECT_EQ(xpurtMpiGraphLaunch(g), XPURT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(xpurtMpiReleaseContext(context), XPURT_ERROR_INVALID_ARGUMENT);
   context = nullptr;
+}
+
+// A context that one rank cannot create (its device is NULL) fails on every rank, naming it,
+// instead of leaving the others waiting for it.
+TEST_P(MpiTest, AContextOneRankCannotCreateFailsOnEveryRank) {
+  XpurtMpiContext other = nullptr;
+  XpurtResult r =
+      xpurtMpiNewContext(MPI_COMM_WORLD, rank == 1 ? nullptr : device.handle(), nullptr, &other);
+  EXPECT_EQ(r, XPURT_ERROR_INVALID_HANDLE);
+  std::string message = xpurtMpiLastErrorMessage();
+  EXPECT_NE(message.find(rank == 1 ? "its device is NULL" : "rank 1 could not create"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(other, nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, MpiTest, ::testing::ValuesIn(conformanceDevices()),
