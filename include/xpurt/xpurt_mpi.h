@@ -74,7 +74,8 @@ XPURT_MPI_API XpurtResult xpurtMpiNewContext(MPI_Comm comm, XpurtDevice device,
                                              const XpurtMpiOptions *options,
                                              XpurtMpiContext *context);
 /* Collective: waits for the work launched on the context (returning its error, if it failed),
- * then frees it. Buffers and graphs keep what they need of it alive until they are released. */
+ * then frees it. Buffers and graphs keep what they need of it alive until they are released
+ * (which may come after MPI_Finalize); the context itself must be released before it. */
 XPURT_MPI_API XpurtResult xpurtMpiReleaseContext(XpurtMpiContext context);
 XPURT_MPI_API XpurtResult xpurtMpiContextGetRank(XpurtMpiContext context, int *rank);
 XPURT_MPI_API XpurtResult xpurtMpiContextGetSize(XpurtMpiContext context, int *size);

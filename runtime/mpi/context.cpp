@@ -133,7 +133,9 @@ Context::~Context() {
   for (auto &[bytes, free] : stagingPool_)
     for (Staging &s : free) xpurtReleaseMemoryView(s.view);
   if (device_) xpurtReleaseDevice(device_);
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
 }
 
 std::shared_ptr<Buffer> Context::newBuffer(size_t items, size_t itemSize, const void *initial) {
