@@ -193,11 +193,6 @@ class Lowering {
     sink_->push_back(std::move(ins));
   }
 
-  // A launch's parts; on this rank, each part is cut into the ids whose items are all here
-  // already (interior) and those that need items from other ranks (boundary), so that the
-  // interior runs while the boundary's items are on their way. This rank's instructions go in
-  // the order: its sends (their copies to the host queued before the interior, so the items
-  // leave at once), the interior, its receives, the boundary.
   // Grows this rank's copy of buffer to hold items, if it does not yet (a Resize first).
   void hold(const std::shared_ptr<Buffer> &buffer, ItemRange items) {
     ItemRange grown;
@@ -214,6 +209,11 @@ class Lowering {
     out_.push_back(std::move(ins));
   }
 
+  // A launch's parts; on this rank, each part is cut into the ids whose items are all here
+  // already (interior) and those that need items from other ranks (boundary), so that the
+  // interior runs while the boundary's items are on their way. This rank's instructions go in
+  // the order: its sends (their copies to the host queued before the interior, so the items
+  // leave at once), the interior, its receives, the boundary.
   void launch(const Node &node, size_t index) {
     std::string why = "node " + std::to_string(index) + " (a launch)";
     std::vector<Part> parts = partsOf(node, ranks_);
