@@ -9,6 +9,8 @@
 //
 // Weak scaling: the same --rows-per-rank with N = 1, 2, 4; a step's time at N ranks against
 // one rank's is the efficiency.
+#include "../samples/common/rank_device.hpp"
+
 #include <benchmark/benchmark.h>
 #include <xpurt/xpurt_mpi.h>
 #include <xpurt/xpurt.hpp>
@@ -33,21 +35,8 @@ void check(XpurtResult r, const char *what) {
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-xpurt::Device deviceOfRank() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  const char *cpu = std::getenv("XPURT_DISTRIBUTED_CPU");
-  uint32_t gpus = xpurt::Device::count(xpurt::DeviceType::GPU);
-  if (gpus && !(cpu && std::string(cpu) == "1"))
-    return xpurt::Device(xpurt::DeviceType::GPU, static_cast<uint32_t>(local) % gpus);
-  return xpurt::Device(xpurt::DeviceType::CPU, 0);
-}
-
 xpurt::Device &device() {
-  static xpurt::Device d = deviceOfRank();
+  static xpurt::Device d = samples::deviceOfRank();
   return d;
 }
 

@@ -25,6 +25,9 @@ namespace xpurt::mpi {
 class Buffer;
 class Graph;
 
+// MPI's text for an error code.
+std::string mpiError(int code);
+
 class Context : public std::enable_shared_from_this<Context> {
  public:
   using Clock = std::chrono::steady_clock;
@@ -62,6 +65,8 @@ class Context : public std::enable_shared_from_this<Context> {
   bool mayStart(size_t index, bool deviceOrdered) const;
   bool poll(Instruction &ins);
   bool testMessages(size_t end);
+  bool postMessages(Instruction &ins, unsigned char *host);
+  bool messagesDone(Instruction &ins);
   Staging takeStaging(size_t bytes);
   void giveBackStaging(Staging &staging);
   bool watchPeers();

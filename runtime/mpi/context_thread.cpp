@@ -132,7 +132,7 @@ void Context::run() {
         xpurtReleaseFuture(ins.future);
         ins.future = nullptr;
       }
-      for (MPI_Request &request : ins.moreRequests) {
+      for (MPI_Request &request : ins.messages) {
         if (request != MPI_REQUEST_NULL && ins.kind == Instruction::Kind::Recv)
           MPI_Cancel(&request);
         settled = settle(request) && settled;

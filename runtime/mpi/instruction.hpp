@@ -89,7 +89,7 @@ struct Instruction {
   bool done = false;
   XpurtFuture future = nullptr;
   MPI_Request request = MPI_REQUEST_NULL;  // Check
-  std::vector<MPI_Request> moreRequests;
+  std::vector<MPI_Request> messages;
   Staging staging;  // Send, Recv where the context stages   // Send, Recv: one per message
   std::vector<CheckRecord> gathered;
 };

@@ -10,6 +10,8 @@
 // side, and the runtime moves the halo rows between ranks. The matrix product keeps A's and C's
 // rows where they are computed and reads B whole on every rank.
 #include <xpurt/xpurt_mpi.h>
+#include "../common/rank_device.hpp"
+
 #include <xpurt/xpurt.hpp>
 
 #include <algorithm>
@@ -28,19 +30,6 @@ void check(XpurtResult r, const char *what) {
   if (r == XPURT_SUCCESS) return;
   std::fprintf(stderr, "%s failed: %s\n", what, xpurtMpiLastErrorMessage());
   MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-xpurt::Device deviceOfRank() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  const char *cpu = std::getenv("XPURT_DISTRIBUTED_CPU");
-  uint32_t gpus = xpurt::Device::count(xpurt::DeviceType::GPU);
-  if (gpus && !(cpu && std::string(cpu) == "1"))
-    return xpurt::Device(xpurt::DeviceType::GPU, static_cast<uint32_t>(local) % gpus);
-  return xpurt::Device(xpurt::DeviceType::CPU, 0);
 }
 
 std::vector<float> initialGrid(int width, int rows) {
@@ -137,7 +126,7 @@ int main(int argc, char **argv) {
   int rows = rowsPerRank * ranks;
   int failures = 0;
   try {
-    xpurt::Device device = deviceOfRank();
+    xpurt::Device device = samples::deviceOfRank();
     XpurtMpiContext context = nullptr;
     check(xpurtMpiNewContext(MPI_COMM_WORLD, device.handle(), nullptr, &context),
           "xpurtMpiNewContext");
