@@ -64,11 +64,11 @@ CpuDevice::CpuDevice(core::Backend &backend, XpurtDeviceInfo info,
                      const core::DeviceOptions &options)
     : core::Device(backend),
       info_(withThreadsFromEnvironment(info)),
+      arena_(takeArena(static_cast<int>(info_.computeUnits))),
       cores_(static_cast<int>(info_.computeUnits)) {
   separateMemory_ = options.separateMemory ||
                     core::envChoice("XPURT_CPU_DEVICE_MEMORY", {"host", "separate"}, 0) == 1;
   info_.deviceMemoryIsHostMemory = !separateMemory_;
-  arena_.initialize(static_cast<int>(info_.computeUnits));
   core::log().debug("CPU device '{}': {} threads, device memory {}", info_.name, info_.computeUnits,
                     separateMemory_ ? "separate" : "is host memory");
 }

@@ -1,10 +1,9 @@
 // The CPU device: memory is host memory, queues run on one oneTBB arena of the device.
 #pragma once
 
+#include "arena_pool.hpp"
 #include "core/backend.hpp"
 #include "core_share.hpp"
-
-#include <oneapi/tbb/task_arena.h>
 
 namespace xpurt::cpu {
 
@@ -30,14 +29,14 @@ class CpuDevice final : public core::Device {
   core::Ref<core::GraphExec> lowerGraph(std::shared_ptr<const core::GraphProgram> program) override;
 
   // Every launch on this device runs inside its arena, so XPURT_CPU_THREADS bounds it.
-  tbb::task_arena &arena() { return arena_; }
+  tbb::task_arena &arena() { return *arena_; }
   // How kernels and copy engines share the arena's cores (core_share.hpp).
   CoreShare &cores() { return cores_; }
 
  private:
   XpurtDeviceInfo info_;
   bool separateMemory_;
-  tbb::task_arena arena_;
+  PooledArena arena_;  // arena_pool.hpp says why it is pooled
   CoreShare cores_;
 };
 
