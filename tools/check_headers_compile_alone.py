@@ -31,11 +31,13 @@ def sources_and_commands(build):
         source = os.path.realpath(os.path.join(entry["directory"], entry["file"]))
         arguments = entry.get("arguments") or shlex.split(entry["command"])
         command = (entry["directory"], arguments, source)
+        # A source built by several targets (the arena pool's test compiles its own copy) keeps
+        # the first target's flags: the library's, configured before the tests.
         if "/Unity/unity_" in source:
             for included in UNITY_INCLUDE.findall(open(source).read()):
-                commands[os.path.realpath(included)] = command
+                commands.setdefault(os.path.realpath(included), command)
         else:
-            commands[source] = command
+            commands.setdefault(source, command)
     return commands
 
 

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "jit_isa.hpp"
+#include "vector_math_library.hpp"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -17,6 +18,7 @@
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
 
 #include <dlfcn.h>
 
@@ -130,7 +132,18 @@ void JitEngine::optimize(llvm::Module &module, llvm::TargetMachine &target) cons
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::TargetLibraryInfoImpl libraryInfo(triple_);
-  libraryInfo.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86);
+  bool avx512 = features_.find("+avx512f") != std::string::npos;
+  addVectorMath(libraryInfo, avx512);
+  // LLVM keeps to 256-bit vectors on Intel's AVX-512 CPUs unless told otherwise: its loop
+  // vectoriser then ran kernels with math calls 8 work-items at a time, and the backend split
+  // the work-item vectoriser's 16 lanes in two (docs/PERFORMANCE.md: math-heavy and sgemm
+  // 1.2-1.5x faster with 512). min-legal-vector-width: 16 floats pass to libmvec in zmm.
+  if (avx512)
+    for (llvm::Function &f : module)
+      if (!f.isDeclaration()) {
+        f.addFnAttr("prefer-vector-width", "512");
+        f.addFnAttr("min-legal-vector-width", "512");
+      }
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -139,6 +152,11 @@ void JitEngine::optimize(llvm::Module &module, llvm::TargetMachine &target) cons
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
   if (features_.find("+avx512fp16") == std::string::npos) compareHalfVectorsInFloat(module);
+  if (defineVectorMath(module)) {
+    llvm::ModulePassManager inline_;
+    inline_.addPass(llvm::AlwaysInlinerPass());
+    inline_.run(module, mam);
+  }
 }
 
 std::string JitEngine::emitObject(llvm::Module &module, const std::string &name) {

@@ -2,6 +2,7 @@
 // the control flow (work_item_vectorizer.cpp) and the instructions (work_item_vector_code.cpp).
 #pragma once
 
+#include "vector_math_library.hpp"
 #include "work_item_shapes.hpp"
 
 #include <llvm/ADT/Triple.h>
@@ -45,7 +46,7 @@ class Vectorizer {
         loops_(dt_),
         layout_(f.getParent()->getDataLayout()),
         libraryInfo_(llvm::Triple(f.getParent()->getTargetTriple())) {
-    libraryInfo_.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86);
+    addVectorMath(libraryInfo_, width >= 16);  // 16 lanes: AVX-512 (vectorWidthFor)
   }
 
   llvm::Function *run(const std::string &name);

@@ -7,11 +7,13 @@
 #include "device_param.hpp"
 #include "float_checks.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace xpurt::test {
@@ -292,6 +294,53 @@ TEST_P(MathValuesTest, HalfWithinOpenClUlpLimits) {
         << " results out of bounds (worst " << worst << " ulp), " << differing
         << " vector lanes unlike the scalar";
   }
+}
+
+// sin, cos, exp, log and pow over arrays, one function a kernel (math_values.cl's each_*):
+// where a device compiles such loops to calls of a vector math library (the CPU: libmvec), its
+// results too are within OpenCL's limits. Values only: a vector library may round differently
+// from the scalar function, within the limit.
+template <class T>
+void checkEach(Device &device, TaskQueue &queue, Module &kernels, const char *type,
+               const std::string &on) {
+  std::vector<T> x, y;
+  makeInputs(x, y);
+  x.push_back(T(0.25));  // an odd count: some work-items of the last vector are out of range
+  y.push_back(T(3));
+  for (const char *name : {"sin", "cos", "exp", "log", "pow"}) {
+    const Function &fn =
+        *std::find_if(std::begin(kFunctions), std::end(kFunctions),
+                      [&](const Function &f) { return std::string(f.name) == name; });
+    double limit = std::is_same_v<T, float> ? fn.floatUlps : fn.doubleUlps;
+    std::vector<T> xs = x, ys = y, out(x.size(), T(-7));
+    Array<T> xa(device, xs), ya(device, ys), oa(device, out);
+    queue.copyToDevice(xa);
+    queue.copyToDevice(ya);
+    uint32_t n = uint32_t(x.size());
+    queue.launch(Kernel(kernels, ("each_" + std::string(name) + "_" + type).c_str()), Range(n + 5),
+                 {xa, ya, oa, n});
+    queue.copyToHost(oa);
+    queue.sync();
+    int wrong = 0;
+    double worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      double error = 0;
+      if (!withinUlps(fn.ref(x[i], y[i]), out[i], limit, &error) && ++wrong <= 3)
+        ADD_FAILURE() << name << "(" << show(x[i]) << (fn.twoArgs ? ", " + show(y[i]) : "")
+                      << ") of " << type << " over an array on " << on << ": " << show(out[i])
+                      << ", exact " << show(static_cast<T>(fn.ref(x[i], y[i]))) << " (" << error
+                      << " off; limit " << limit << " ulp)";
+      if (std::isfinite(error)) worst = std::max(worst, error);
+    }
+    EXPECT_EQ(wrong, 0) << name << " of " << type << " over an array on " << on << ": " << wrong
+                        << " of " << x.size() << " results out of bounds (worst " << worst
+                        << " ulp)";
+  }
+}
+
+TEST_P(MathValuesTest, ElementWiseLoopsWithinOpenClUlpLimits) {
+  checkEach<float>(device, queue, kernels, "float", GetParam().name);
+  checkEach<double>(device, queue, kernels, "double", GetParam().name);
 }
 
 XPURT_INSTANTIATE_CONFORMANCE(MathValuesTest);

@@ -1,0 +1,109 @@
+#include "vector_math_library.hpp"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace xpurt::cpu {
+namespace {
+
+constexpr const char *kLogf = "xpurt.vlogf.";
+
+llvm::ElementCount fixed(unsigned n) {
+  return llvm::ElementCount::getFixed(n);
+}
+
+}  // namespace
+
+void addVectorMath(llvm::TargetLibraryInfoImpl &libraryInfo, bool avx512) {
+  // LLVM 15's own libmvec table (LIBMVEC_X86) less the float log, and the AVX-512 widths.
+  struct Isa {
+    char letter;  // the vector ABI's: b SSE, d AVX2, e AVX-512
+    unsigned floats, doubles;
+  };
+  std::vector<Isa> isas = {{'b', 4, 2}, {'d', 8, 4}};
+  if (avx512) isas.push_back({'e', 16, 8});
+  std::vector<llvm::VecDesc> table;
+  // TargetLibraryInfoImpl keeps the names as StringRefs: they live as long as the process.
+  static auto *names = new std::set<std::string>;
+  static std::mutex namesMutex;
+  std::lock_guard lock(namesMutex);
+  auto name = [&](std::string s) -> llvm::StringRef { return *names->insert(std::move(s)).first; };
+  for (const Isa &isa : isas) {
+    for (const char *fn : {"sin", "cos", "exp", "log", "pow"}) {
+      std::string params = std::string(fn) == "pow" ? "vv" : "v";
+      std::string d =
+          std::string("_ZGV") + isa.letter + "N" + std::to_string(isa.doubles) + params + "_" + fn;
+      table.push_back({name(fn), name(d), fixed(isa.doubles)});
+      table.push_back({name(std::string("llvm.") + fn + ".f64"), name(d), fixed(isa.doubles)});
+      std::string f = std::string(fn) == "log"
+                          ? kLogf + std::to_string(isa.floats)
+                          : std::string("_ZGV") + isa.letter + "N" + std::to_string(isa.floats) +
+                                params + "_" + fn + "f";
+      table.push_back({name(std::string(fn) + "f"), name(f), fixed(isa.floats)});
+      table.push_back({name(std::string("llvm.") + fn + ".f32"), name(f), fixed(isa.floats)});
+    }
+  }
+  libraryInfo.addVectorizableFunctions(table);
+}
+
+bool defineVectorMath(llvm::Module &module) {
+  llvm::LLVMContext &c = module.getContext();
+  bool defined = false;
+  for (llvm::Function &f : module) {
+    if (!f.isDeclaration() || !f.getName().startswith(kLogf)) continue;
+    defined = true;
+    f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "", &f));
+    auto *type = llvm::cast<llvm::FixedVectorType>(f.getReturnType());
+    auto *ints = llvm::FixedVectorType::get(b.getInt32Ty(), type->getNumElements());
+    auto real = [&](double v) { return llvm::ConstantFP::get(type, v); };
+    auto integer = [&](uint32_t v) { return llvm::ConstantInt::get(ints, v); };
+    auto fma = [&](llvm::Value *x, llvm::Value *y, llvm::Value *z) {
+      return b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {x, y, z});
+    };
+    llvm::Value *x = f.getArg(0);
+    // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); subnormals scaled by 2^23 first.
+    llvm::Value *subnormal = b.CreateFCmpOLT(x, real(0x1p-126));
+    llvm::Value *scaled = b.CreateSelect(subnormal, b.CreateFMul(x, real(0x1p23)), x);
+    llvm::Value *bits = b.CreateBitCast(scaled, ints);
+    llvm::Value *e = b.CreateSub(b.CreateAnd(b.CreateLShr(bits, integer(23)), integer(0xff)),
+                                 b.CreateSelect(subnormal, integer(126 + 23), integer(126)));
+    llvm::Value *m =
+        b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, integer(0x007fffff)), integer(0x3f000000)),
+                        type);  // in [1/2, 1)
+    llvm::Value *low = b.CreateFCmpOLT(m, real(0.70710678118654752));
+    e = b.CreateSub(e, b.CreateZExt(low, ints));
+    m = b.CreateSelect(low, b.CreateFSub(b.CreateFAdd(m, m), real(1)), b.CreateFSub(m, real(1)));
+    llvm::Value *ef = b.CreateSIToFP(e, type);
+    // log(1 + m), m in [sqrt(1/2) - 1, sqrt(2) - 1): Cephes' logf polynomial (relative error
+    // under 8e-8), the exponent's ln 2 in two parts.
+    const double coefficients[] = {7.0376836292e-2,  -1.1514610310e-1, 1.1676998740e-1,
+                                   -1.2420140846e-1, 1.4249322787e-1,  -1.6668057665e-1,
+                                   2.0000714765e-1,  -2.4999993993e-1, 3.3333331174e-1};
+    llvm::Value *z = b.CreateFMul(m, m);
+    llvm::Value *p = real(coefficients[0]);
+    for (size_t k = 1; k < std::size(coefficients); ++k) p = fma(p, m, real(coefficients[k]));
+    llvm::Value *y = b.CreateFMul(b.CreateFMul(p, m), z);
+    y = fma(ef, real(-2.12194440e-4), y);
+    y = fma(z, real(-0.5), y);
+    llvm::Value *r = fma(ef, real(0.693359375), b.CreateFAdd(m, y));
+    // log(+-0) = -inf, log(x < 0) = NaN, log(inf) = inf, log(NaN) = NaN.
+    r = b.CreateSelect(b.CreateFCmpOEQ(x, real(0)), real(-HUGE_VAL), r);
+    r = b.CreateSelect(b.CreateFCmpOLT(x, real(0)), llvm::ConstantFP::getNaN(type), r);
+    r = b.CreateSelect(b.CreateFCmpOEQ(x, real(HUGE_VAL)), x, r);
+    r = b.CreateSelect(b.CreateFCmpUNO(x, x), x, r);
+    b.CreateRet(r);
+  }
+  return defined;
+}
+
+}  // namespace xpurt::cpu

@@ -1,0 +1,22 @@
+// glibc's vector math (libmvec) as the CPU JIT's vectorisers see it: sin, cos, exp, log and pow
+// of 4 and 8 floats and 2 and 4 doubles (SSE and AVX2), and on a CPU with AVX-512 of 16 floats
+// and 8 doubles, so that a loop of math calls runs as wide as the rest of the code.
+//
+// libmvec's float log is off by up to 3.65 ulp (near 0.886), past OpenCL's 3: vectors of
+// float logs are xpurt's own (xpurt.vlogf.N, which defineVectorMath gives a body).
+#pragma once
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/Module.h>
+
+namespace xpurt::cpu {
+
+// Adds the vector functions to libraryInfo; those of AVX-512 where avx512 (the JIT compiles
+// with AVX-512 on).
+void addVectorMath(llvm::TargetLibraryInfoImpl &libraryInfo, bool avx512);
+
+// Gives a body to each of xpurt's own vector functions that the vectorisers called in module,
+// after they have run (always inlined); whether there was one.
+bool defineVectorMath(llvm::Module &module);
+
+}  // namespace xpurt::cpu
