@@ -23,7 +23,8 @@ llvm::ElementCount fixed(unsigned n) {
 }  // namespace
 
 void addVectorMath(llvm::TargetLibraryInfoImpl &libraryInfo, bool avx512) {
-  // LLVM 15's own libmvec table (LIBMVEC_X86) less the float log, and the AVX-512 widths.
+  // LLVM 15's own libmvec table (LIBMVEC_X86) less the float log and the __*_finite names
+  // (older glibc headers' fast-math names, which libclc does not call), and the AVX-512 widths.
   struct Isa {
     char letter;  // the vector ABI's: b SSE, d AVX2, e AVX-512
     unsigned floats, doubles;
