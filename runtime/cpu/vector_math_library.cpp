@@ -3,11 +3,9 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 
-#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <iterator>
-#include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -16,43 +14,49 @@ namespace {
 
 constexpr const char *kLogf = "xpurt.vlogf.";
 
-llvm::ElementCount fixed(unsigned n) {
-  return llvm::ElementCount::getFixed(n);
-}
+// LLVM 15's own libmvec table (LIBMVEC_X86) less the float log and the __*_finite names (older
+// glibc headers' fast-math names, which libclc does not call), and the AVX-512 widths if asked.
+// Built once: TargetLibraryInfoImpl keeps the names as StringRefs.
+class VectorMathTable {
+ public:
+  explicit VectorMathTable(bool avx512) {
+    struct Isa {
+      char letter;  // the vector ABI's: b SSE, d AVX2, e AVX-512
+      unsigned floats, doubles;
+    };
+    std::vector<Isa> isas = {{'b', 4, 2}, {'d', 8, 4}};
+    if (avx512) isas.push_back({'e', 16, 8});
+    for (const Isa &isa : isas)
+      for (std::string fn : {"sin", "cos", "exp", "log", "pow"}) {
+        std::string params = fn == "pow" ? "vv" : "v";
+        std::string prefix = std::string("_ZGV") + isa.letter + "N";
+        std::string d = prefix + std::to_string(isa.doubles) + params + "_" + fn;
+        add(fn, d, isa.doubles);
+        add("llvm." + fn + ".f64", d, isa.doubles);
+        std::string f = fn == "log" ? kLogf + std::to_string(isa.floats)
+                                    : prefix + std::to_string(isa.floats) + params + "_" + fn + "f";
+        add(fn + "f", f, isa.floats);
+        add("llvm." + fn + ".f32", f, isa.floats);
+      }
+  }
+  const std::vector<llvm::VecDesc> &entries() const { return entries_; }
+
+ private:
+  void add(std::string scalar, std::string vector, unsigned lanes) {
+    names_.push_back(std::move(scalar));
+    llvm::StringRef s = names_.back();
+    names_.push_back(std::move(vector));
+    entries_.push_back({s, names_.back(), llvm::ElementCount::getFixed(lanes)});
+  }
+  std::deque<std::string> names_;  // stable addresses for the StringRefs
+  std::vector<llvm::VecDesc> entries_;
+};
 
 }  // namespace
 
 void addVectorMath(llvm::TargetLibraryInfoImpl &libraryInfo, bool avx512) {
-  // LLVM 15's own libmvec table (LIBMVEC_X86) less the float log and the __*_finite names
-  // (older glibc headers' fast-math names, which libclc does not call), and the AVX-512 widths.
-  struct Isa {
-    char letter;  // the vector ABI's: b SSE, d AVX2, e AVX-512
-    unsigned floats, doubles;
-  };
-  std::vector<Isa> isas = {{'b', 4, 2}, {'d', 8, 4}};
-  if (avx512) isas.push_back({'e', 16, 8});
-  std::vector<llvm::VecDesc> table;
-  // TargetLibraryInfoImpl keeps the names as StringRefs: they live as long as the process.
-  static auto *names = new std::set<std::string>;
-  static std::mutex namesMutex;
-  std::lock_guard lock(namesMutex);
-  auto name = [&](std::string s) -> llvm::StringRef { return *names->insert(std::move(s)).first; };
-  for (const Isa &isa : isas) {
-    for (const char *fn : {"sin", "cos", "exp", "log", "pow"}) {
-      std::string params = std::string(fn) == "pow" ? "vv" : "v";
-      std::string d =
-          std::string("_ZGV") + isa.letter + "N" + std::to_string(isa.doubles) + params + "_" + fn;
-      table.push_back({name(fn), name(d), fixed(isa.doubles)});
-      table.push_back({name(std::string("llvm.") + fn + ".f64"), name(d), fixed(isa.doubles)});
-      std::string f = std::string(fn) == "log"
-                          ? kLogf + std::to_string(isa.floats)
-                          : std::string("_ZGV") + isa.letter + "N" + std::to_string(isa.floats) +
-                                params + "_" + fn + "f";
-      table.push_back({name(std::string(fn) + "f"), name(f), fixed(isa.floats)});
-      table.push_back({name(std::string("llvm.") + fn + ".f32"), name(f), fixed(isa.floats)});
-    }
-  }
-  libraryInfo.addVectorizableFunctions(table);
+  static const VectorMathTable withAvx512(true), withoutAvx512(false);
+  libraryInfo.addVectorizableFunctions((avx512 ? withAvx512 : withoutAvx512).entries());
 }
 
 bool defineVectorMath(llvm::Module &module) {

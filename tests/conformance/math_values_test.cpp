@@ -324,11 +324,12 @@ void checkEach(Device &device, TaskQueue &queue, Module &kernels, const char *ty
     int wrong = 0;
     double worst = 0;
     for (size_t i = 0; i < x.size(); ++i) {
+      long double exact = fn.ref(x[i], y[i]);
       double error = 0;
-      if (!withinUlps(fn.ref(x[i], y[i]), out[i], limit, &error) && ++wrong <= 3)
+      if (!withinUlps(exact, out[i], limit, &error) && ++wrong <= 3)
         ADD_FAILURE() << name << "(" << show(x[i]) << (fn.twoArgs ? ", " + show(y[i]) : "")
                       << ") of " << type << " over an array on " << on << ": " << show(out[i])
-                      << ", exact " << show(static_cast<T>(fn.ref(x[i], y[i]))) << " (" << error
+                      << ", exact " << show(static_cast<T>(exact)) << " (" << error
                       << " off; limit " << limit << " ulp)";
       if (std::isfinite(error)) worst = std::max(worst, error);
     }
