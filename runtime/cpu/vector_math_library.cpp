@@ -90,13 +90,20 @@ bool defineVectorMath(llvm::Module &module) {
     m = b.CreateSelect(low, b.CreateFSub(b.CreateFAdd(m, m), real(1)), b.CreateFSub(m, real(1)));
     llvm::Value *ef = b.CreateSIToFP(e, type);
     // log(1 + m), m in [sqrt(1/2) - 1, sqrt(2) - 1): Cephes' logf polynomial (relative error
-    // under 8e-8), the exponent's ln 2 in two parts.
-    const double coefficients[] = {7.0376836292e-2,  -1.1514610310e-1, 1.1676998740e-1,
-                                   -1.2420140846e-1, 1.4249322787e-1,  -1.6668057665e-1,
-                                   2.0000714765e-1,  -2.4999993993e-1, 3.3333331174e-1};
+    // under 8e-8), the exponent's ln 2 in two parts. a[k] multiplies m^k. The polynomial is
+    // evaluated by Estrin's scheme, four multiply-adds deep rather than Horner's eight: in a
+    // loop of math calls the log's chain of dependent operations is what the loop waits for
+    // (docs/PERFORMANCE.md: math-heavy 8 % faster). Over every positive float: 0.86 ulp at
+    // worst, against Horner's 0.83.
+    const double a[] = {3.3333331174e-1,  -2.4999993993e-1, 2.0000714765e-1,
+                        -1.6668057665e-1, 1.4249322787e-1,  -1.2420140846e-1,
+                        1.1676998740e-1,  -1.1514610310e-1, 7.0376836292e-2};
     llvm::Value *z = b.CreateFMul(m, m);
-    llvm::Value *p = real(coefficients[0]);
-    for (size_t k = 1; k < std::size(coefficients); ++k) p = fma(p, m, real(coefficients[k]));
+    llvm::Value *z2 = b.CreateFMul(z, z);
+    llvm::Value *z4 = b.CreateFMul(z2, z2);
+    auto pair = [&](int k) { return fma(real(a[k + 1]), m, real(a[k])); };
+    llvm::Value *p = fma(fma(pair(6), z, pair(4)), z2, fma(pair(2), z, pair(0)));
+    p = fma(real(a[8]), z4, p);
     llvm::Value *y = b.CreateFMul(b.CreateFMul(p, m), z);
     y = fma(ef, real(-2.12194440e-4), y);
     y = fma(z, real(-0.5), y);
