@@ -133,7 +133,11 @@ void makeInputs(std::vector<T> &x, std::vector<T> &y) {
                         T(-3.141592653589793),
                         T(100),
                         T(-1e10),
-                        T(0.999)};
+                        T(0.999),
+                        // exp's edges in float: near FLT_MAX, near FLT_MIN, a subnormal
+                        T(88.72),
+                        T(-87.5),
+                        T(-100)};
   for (T a : specials)
     for (T b : specials) {
       x.push_back(a);
