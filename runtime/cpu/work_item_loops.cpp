@@ -4,6 +4,7 @@
 #include "bounds_checks.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "loop_metadata.hpp"
 #include "work_group.hpp"
 #include "work_item_vectorizer.hpp"
 
@@ -55,10 +56,6 @@ const std::map<std::string, WorkItem> &workItemFunctions() {
   };
   return names;
 }
-
-// Marks the accesses of the work-item loop that do depend on the work-item before (the bounds
-// of the regions the items chose): not part of the loop's parallel accesses.
-constexpr const char *kSerialAccess = "xpurt.serial";
 
 // values[dim] for dim 0..2, `outside` for any other dimension (OpenCL: 0 for ids, 1 for sizes).
 Value *byDimension(IRBuilder<> &b, Value *dim, Value *const values[3], uint64_t outside) {
@@ -223,77 +220,6 @@ std::vector<llvm::BasicBlock *> loopBody(llvm::BasicBlock *body, llvm::BasicBloc
   return blocks;
 }
 
-// A loop property without operands, such as "llvm.loop.unroll.disable".
-llvm::MDNode *loopFlag(llvm::LLVMContext &c, const char *name) {
-  return llvm::MDNode::get(c, {llvm::MDString::get(c, name)});
-}
-
-llvm::MDNode *noVectorize(llvm::LLVMContext &c) {
-  return llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.enable"),
-                               llvm::ConstantAsMetadata::get(llvm::ConstantInt::getFalse(c))});
-}
-
-// Gives the loop whose latch ends in `latchBranch` these properties: a distinct loop id whose
-// first operand is itself, as LLVM requires.
-void setLoopProperties(llvm::BranchInst *latchBranch, llvm::ArrayRef<llvm::Metadata *> properties) {
-  llvm::LLVMContext &c = latchBranch->getContext();
-  std::vector<llvm::Metadata *> operands{nullptr};
-  operands.insert(operands.end(), properties.begin(), properties.end());
-  auto loopId = llvm::MDNode::getDistinct(c, operands);
-  loopId->replaceOperandWith(0, loopId);
-  latchBranch->setMetadata(llvm::LLVMContext::MD_loop, loopId);
-}
-
-// The y and z loops over work-items: never unrolled by a run-time count. LLVM's tuning for
-// CPUs with a loop buffer (AMD Zen, recent Intel cores) unrolls small loops whose trip count is
-// known only at run time; here that copied whole x loops, and ScalarEvolution's bookkeeping
-// after each unroll grows with the function, so a work-group function of many regions (every
-// barrier and sub-group collective starts one) compiled in time quadratic in its regions: the
-// sub-group builtins' test module took 147 s to compile, 58 s with these marks.
-void markOuter(llvm::LLVMContext &c, llvm::BranchInst *latchBranch) {
-  setLoopProperties(latchBranch, {loopFlag(c, "llvm.loop.unroll.runtime.disable")});
-}
-
-// Work-items of a group are independent between barriers: tell the vectoriser that the loop
-// over them carries no memory dependence. Not interleaved: a vector step of four interleaved
-// vectors needs 32 work-items in x on AVX2, and 16 x 16 groups would always take the scalar
-// remainder instead. Nor unrolled once vectorised: the smaller vector loop invited LLVM to
-// unroll it and the loops around it, for a third more compile time and nothing measurable.
-// vectorise = false: the loop runs rarely (the checked copy that only groups straddling a
-// bound take); keep it scalar rather than spend compile time on vector code for it.
-// Where LLVM declines to vectorise a body without loops of its own, it is not unrolled by a
-// run-time count either (see markOuter). (A body's loop could inherit the metadata if its exit
-// folded into this latch, as markDone says; bodies with loops keep LLVM's choice.)
-void markParallel(llvm::LLVMContext &c, const std::vector<llvm::BasicBlock *> &body,
-                  llvm::BranchInst *latchBranch, bool bodyHasLoops, bool vectorise = true) {
-  llvm::MDNode *group = llvm::MDNode::getDistinct(c, {});
-  for (llvm::BasicBlock *bb : body)
-    for (llvm::Instruction &i : *bb) {
-      bool plain = (llvm::isa<llvm::LoadInst>(i) && !llvm::cast<llvm::LoadInst>(i).isAtomic() &&
-                    !llvm::cast<llvm::LoadInst>(i).isVolatile()) ||
-                   (llvm::isa<llvm::StoreInst>(i) && !llvm::cast<llvm::StoreInst>(i).isAtomic() &&
-                    !llvm::cast<llvm::StoreInst>(i).isVolatile());
-      if (plain && !i.getMetadata(kSerialAccess))
-        i.setMetadata(llvm::LLVMContext::MD_access_group, group);
-    }
-  llvm::MDNode *parallel =
-      llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group});
-  std::vector<llvm::Metadata *> properties{parallel};
-  if (vectorise) {
-    properties.push_back(llvm::MDNode::get(
-        c, {llvm::MDString::get(c, "llvm.loop.interleave.count"),
-            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1))}));
-    properties.push_back(
-        llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.vectorize.followup_all"),
-                              loopFlag(c, "llvm.loop.unroll.disable")}));
-    if (!bodyHasLoops) properties.push_back(loopFlag(c, "llvm.loop.unroll.runtime.disable"));
-  } else {
-    properties.push_back(noVectorize(c));
-    properties.push_back(loopFlag(c, "llvm.loop.unroll.disable"));
-  }
-  setLoopProperties(latchBranch, properties);
-}
-
 }  // namespace
 
 bool answeredByLoops(const std::string &name) {
@@ -354,11 +280,117 @@ BodyBranches branchesOf(llvm::Function &body) {
   return result;
 }
 
-// Loop metadata: not vectorised again. (Not "unroll.disable": when LLVM folds this latch
-// into the exit of a loop in the body, that loop takes the metadata, and sgemm's k loop
-// would no longer be unrolled.)
-void markDone(llvm::LLVMContext &c, llvm::BranchInst *latchBranch) {
-  setLoopProperties(latchBranch, {noVectorize(c)});
+// What a call of a region's body records: its result, and the lowest and highest region
+// chosen. stateSlot: where the work-item's own choice goes, or null.
+void recordCall(IRBuilder<> &b, llvm::CallInst *call, Value *result, Value *stateSlot,
+                const RegionChoices *choices) {
+  if (result) b.CreateStore(call, result);
+  if (stateSlot) b.CreateStore(call, stateSlot);
+  if (choices && choices->lowest) {
+    llvm::MDNode *serial = llvm::MDNode::get(b.getContext(), {});
+    auto update = [&](Value *slot, llvm::Intrinsic::ID op) {
+      auto *old = b.CreateLoad(call->getType(), slot);
+      auto *store = b.CreateStore(b.CreateBinaryIntrinsic(op, old, call), slot);
+      old->setMetadata(kSerialAccess, serial);
+      store->setMetadata(kSerialAccess, serial);
+    };
+    update(choices->lowest, llvm::Intrinsic::smin);
+    update(choices->highest, llvm::Intrinsic::smax);
+  }
+}
+
+void inlineInto(llvm::CallInst *call, llvm::Function &callee) {
+  llvm::InlineFunctionInfo info;
+  if (!llvm::InlineFunction(*call, info).isSuccess())
+    core::fail(XPURT_ERROR_UNKNOWN, "'{}' could not be inlined into its work-item loop",
+               callee.getName().str());
+}
+
+// The loops around a body vectorised across x that has loops of its own: z, then x in steps
+// of the width, then y innermost, so that what the body's loops read that varies with x alone
+// (sgemm's bs[k][col], the same for every row of work-items) is loaded once per step of x and
+// kept in registers while the rows run, rather than loaded again for each row. The work-items
+// past the last whole step of x run after, one at a time (y, then x). Work-items of a group
+// are independent between barriers, so any order is theirs.
+llvm::BasicBlock *emitColumnsFirst(llvm::Function &wg, llvm::BasicBlock *from,
+                                   const ContextValues &ctx, llvm::Function &body,
+                                   llvm::Function &vectorBody, llvm::ArrayRef<Value *> args,
+                                   Value *result, const RegionChoices *choices) {
+  llvm::LLVMContext &c = wg.getContext();
+  IRBuilder<> b(from);
+  auto block = [&](const char *name) { return llvm::BasicBlock::Create(c, name, &wg); };
+  auto counter = [&](const char *name, llvm::BasicBlock *entry, Value *start) {
+    llvm::PHINode *phi = b.CreatePHI(b.getInt64Ty(), 2, name);
+    phi->addIncoming(start, entry);
+    return phi;
+  };
+  // Ends the loop of `phi` at `latch`: the next value, and back to `header` while below `end`.
+  auto latchTo = [&](llvm::BasicBlock *latch, llvm::PHINode *phi, uint64_t step, Value *end,
+                     llvm::BasicBlock *exit) {
+    b.SetInsertPoint(latch);
+    Value *next = b.CreateAdd(phi, b.getInt64(step), "", true, true);
+    phi->addIncoming(next, latch);
+    return b.CreateCondBr(b.CreateICmpULT(next, end), phi->getParent(), exit);
+  };
+  uint64_t width = ctx.vectorWidth;
+  llvm::BasicBlock *zHeader = block("wi.header"), *zLatch = block("wi.latch"),
+                   *exit = block("wi.exit");
+  b.CreateBr(zHeader);
+  b.SetInsertPoint(zHeader);
+  llvm::PHINode *z = counter("local.id.z", from, b.getInt64(0));
+  // x in steps of the width while a whole step fits; y within each step.
+  llvm::BasicBlock *xHeader = block("wi.vector.header"), *yHeader = block("wi.vector.y"),
+                   *vectorBlock = block("wi.vector.body"), *yLatch = block("wi.vector.y.latch"),
+                   *xLatch = block("wi.vector.latch"), *rest = block("wi.rest");
+  b.CreateBr(xHeader);
+  b.SetInsertPoint(xHeader);
+  llvm::PHINode *x = counter("local.id.vector", zHeader, b.getInt64(0));
+  b.CreateCondBr(b.CreateICmpULE(b.CreateAdd(x, b.getInt64(width)), ctx.localSize[0]), yHeader,
+                 rest);
+  b.SetInsertPoint(yHeader);
+  llvm::PHINode *y = counter("local.id.y", xHeader, b.getInt64(0));
+  b.CreateBr(vectorBlock);
+  b.SetInsertPoint(vectorBlock);
+  llvm::CallInst *vectorCall = b.CreateCall(&vectorBody, args);
+  recordCall(b, vectorCall, result, nullptr, choices);
+  b.CreateBr(yLatch);
+  llvm::BranchInst *yBack = latchTo(yLatch, y, 1, ctx.localSize[1], xLatch);
+  b.SetInsertPoint(xLatch);
+  Value *xNext = b.CreateAdd(x, b.getInt64(width), "", true, true);
+  x->addIncoming(xNext, xLatch);
+  llvm::BranchInst *xBack = b.CreateBr(xHeader);
+  // The rest of x, one work-item at a time.
+  llvm::BasicBlock *restY = block("wi.rest.y"), *restX = block("wi.rest.x"),
+                   *scalarBlock = block("wi.body"), *restXLatch = block("wi.rest.x.latch"),
+                   *restYLatch = block("wi.rest.y.latch");
+  b.SetInsertPoint(rest);
+  b.CreateCondBr(b.CreateICmpULT(x, ctx.localSize[0]), restY, zLatch);
+  b.SetInsertPoint(restY);
+  llvm::PHINode *ry = counter("local.id.rest.y", rest, b.getInt64(0));
+  b.CreateBr(restX);
+  b.SetInsertPoint(restX);
+  llvm::PHINode *rx = counter("local.id.rest.x", restY, x);
+  b.CreateBr(scalarBlock);
+  b.SetInsertPoint(scalarBlock);
+  llvm::CallInst *call = b.CreateCall(&body, args);
+  recordCall(b, call, result, nullptr, choices);
+  b.CreateBr(restXLatch);
+  llvm::BranchInst *rxBack = latchTo(restXLatch, rx, 1, ctx.localSize[0], restYLatch);
+  markOuter(c, latchTo(restYLatch, ry, 1, ctx.localSize[1], zLatch));
+  markOuter(c, latchTo(zLatch, z, 1, ctx.localSize[2], exit));
+
+  inlineInto(call, body);
+  std::vector<llvm::BasicBlock *> scalarBlocks = loopBody(scalarBlock, restXLatch);
+  replaceWorkItemCalls(scalarBlocks, ctx, LoopIds{{rx, ry, z}});
+  markParallel(c, scalarBlocks, rxBack, true, false);
+  inlineInto(vectorCall, vectorBody);
+  replaceWorkItemCalls(loopBody(vectorBlock, yLatch), ctx, LoopIds{{x, y, z}});
+  // The rows: neither vectorised again nor unrolled by a run-time count (see markOuter).
+  setLoopProperties(yBack, {noVectorize(c), loopFlag(c, "llvm.loop.unroll.runtime.disable")});
+  markDone(c, xBack);
+  vectorBody.eraseFromParent();
+  b.SetInsertPoint(exit);
+  return exit;
 }
 
 }  // namespace
@@ -389,6 +421,8 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     else
       core::log().debug("work-items of '{}' run one at a time: {}", body.getName().str(), why);
   }
+  if (vectorBody && loops)
+    return emitColumnsFirst(wg, from, ctx, body, *vectorBody, args, result, choices);
   IRBuilder<> b(from);
   LoopIds ids{};
   llvm::BasicBlock *exits[3], *latches[3];
@@ -445,22 +479,7 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     b.CreateCondBr(b.CreateICmpEQ(state, choices->onlyRegion), run, join);
     b.SetInsertPoint(run);
   }
-  // What a call of the body records: its result, and the lowest and highest region chosen.
-  auto record = [&](llvm::CallInst *call) {
-    if (result) b.CreateStore(call, result);
-    if (stateSlot) b.CreateStore(call, stateSlot);
-    if (choices && choices->lowest) {
-      llvm::MDNode *serial = llvm::MDNode::get(c, {});
-      auto update = [&](Value *slot, llvm::Intrinsic::ID op) {
-        auto *old = b.CreateLoad(call->getType(), slot);
-        auto *store = b.CreateStore(b.CreateBinaryIntrinsic(op, old, call), slot);
-        old->setMetadata(kSerialAccess, serial);
-        store->setMetadata(kSerialAccess, serial);
-      };
-      update(choices->lowest, llvm::Intrinsic::smin);
-      update(choices->highest, llvm::Intrinsic::smax);
-    }
-  };
+  auto record = [&](llvm::CallInst *call) { recordCall(b, call, result, stateSlot, choices); };
   llvm::CallInst *call = b.CreateCall(&body, args);
   record(call);
   if (join) {
@@ -483,10 +502,7 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     b.SetInsertPoint(exits[d]);
   }
   llvm::BasicBlock *after = exits[2];
-  llvm::InlineFunctionInfo inlineInfo;
-  if (!llvm::InlineFunction(*call, inlineInfo).isSuccess())
-    core::fail(XPURT_ERROR_UNKNOWN, "'{}' could not be inlined into its work-item loop",
-               body.getName().str());
+  inlineInto(call, body);
   auto blocks = loopBody(innerBody, latches[0]);
   replaceWorkItemCalls(blocks, ctx, ids);
   if (vectorBody) {
@@ -496,9 +512,7 @@ llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
     Value *next = b.CreateAdd(vectorX, b.getInt64(ctx.vectorWidth), "", true, true);
     vectorX->addIncoming(next, b.GetInsertBlock());
     llvm::BranchInst *back = b.CreateBr(vectorHeader);
-    if (!llvm::InlineFunction(*vectorCall, inlineInfo).isSuccess())
-      core::fail(XPURT_ERROR_UNKNOWN, "'{}' could not be inlined into its work-item loop",
-                 vectorBody->getName().str());
+    inlineInto(vectorCall, *vectorBody);
     LoopIds vectorIds{{vectorX, ids.local[1], ids.local[2]}};
     replaceWorkItemCalls(loopBody(vectorBlock, vectorHeader), ctx, vectorIds);
     markDone(c, back);

@@ -52,8 +52,10 @@ struct RegionChoices {
 };
 
 // Emits, at the end of `from`, loops z, y, x over the group's local ids around a call of
-// `body` (the kernel or one of its regions) and inlines it. If `result` is given, each
-// work-item stores what body returns there. Returns the block after the loops.
+// `body` (the kernel or one of its regions) and inlines it; z, x, y where the body, vectorised
+// across x, has loops of its own (what those loops read that varies with x alone then stays
+// in registers from one row of work-items to the next). If `result` is given, each work-item
+// stores what body returns there. Returns the block after the loops.
 llvm::BasicBlock *emitWorkItemLoops(llvm::Function &wg, llvm::BasicBlock *from,
                                     const ContextValues &ctx, llvm::Function &body,
                                     llvm::ArrayRef<llvm::Value *> args, llvm::Value *result,

@@ -40,6 +40,47 @@ TEST_P(BarrierTest, TransposeThroughAStaticLocalTileOfAMatrixNotAMultipleOfIt) {
       ASSERT_EQ(out.hostPtr()[x * rows + y], in.hostPtr()[y * cols + x]) << x << "," << y;
 }
 
+// Group shapes whose x is a multiple of every vector width, one with a part of a vector left
+// over, one narrower than any vector, and ones with several rows and layers: the CPU runs the
+// rows of a vector of work-items innermost and the rest of x after (work_item_loops.cpp).
+TEST_P(BarrierTest, TiledRowProductsMatchTheHostForEveryGroupShape) {
+  struct Shape {
+    size_t global[3], local[3];
+  };
+  const Shape shapes[] = {{{32, 8, 1}, {16, 4, 1}},
+                          {{48, 6, 1}, {24, 3, 1}},
+                          {{10, 4, 4}, {5, 2, 2}},
+                          {{64, 3, 2}, {32, 3, 2}},
+                          {{40, 2, 3}, {20, 1, 3}}};
+  for (const Shape &s : shapes) {
+    size_t n = s.global[0] * s.global[1] * s.global[2], lx = s.local[0];
+    size_t groupItems = lx * s.local[1] * s.local[2];
+    Array<float, AllocType::Shared> in(device, n), w(device, lx * lx), out(device, n);
+    // Small integers: every product and sum is exact in float, in any order.
+    for (size_t i = 0; i < n; ++i) in.hostPtr()[i] = static_cast<float>(int(i * 7 % 11) - 5);
+    for (size_t i = 0; i < lx * lx; ++i) w.hostPtr()[i] = static_cast<float>(int(i * 5 % 7) - 3);
+    std::fill(out.hostPtr(), out.hostPtr() + n, -1.0f);
+    queue.launch(
+        Kernel(spirv, "tile_row_products"),
+        Range(s.global[0], s.global[1], s.global[2]).local(s.local[0], s.local[1], s.local[2]),
+        {in, w, out, Arg::local(groupItems * sizeof(float))});
+    queue.sync();
+    for (size_t gz = 0; gz < s.global[2]; ++gz)
+      for (size_t gy = 0; gy < s.global[1]; ++gy)
+        for (size_t gx = 0; gx < s.global[0]; ++gx) {
+          // The row of the group's tile: the same group, the same y and z, every x.
+          size_t rowStart = ((gz * s.global[1] + gy) * s.global[0]) + gx / lx * lx;
+          float want = 0;
+          for (size_t k = 0; k < lx; ++k)
+            want += in.hostPtr()[rowStart + k] * w.hostPtr()[k * lx + gx % lx];
+          size_t g = (gz * s.global[1] + gy) * s.global[0] + gx;
+          ASSERT_EQ(out.hostPtr()[g], want)
+              << "group shape " << s.local[0] << "x" << s.local[1] << "x" << s.local[2]
+              << ", work-item " << gx << "," << gy << "," << gz;
+        }
+  }
+}
+
 TEST_P(BarrierTest, PrefixScanSwapsLocalBuffersAcrossBarriers) {
   size_t local = 128, groups = 9, n = local * groups;
   Array<int32_t, AllocType::Shared> in(device, n), out(device, n);

@@ -71,3 +71,19 @@ kernel void rotate_ring(global int *data, int rounds, local int *ring) {
   }
   data[get_global_id(0)] = value * 1000 + (history & 511);
 }
+
+// Each work-item: the product of its row of the group's tile (in __local memory, the same for
+// every work-item of the row) with a column of w (the same for every row), the shape of a
+// tiled matrix product, for any group shape. w holds local size x squared values.
+kernel void tile_row_products(global const float *in, global const float *w, global float *out,
+                              local float *tile) {
+  size_t lx = get_local_size(0), ly = get_local_size(1);
+  size_t x = get_local_id(0), row = get_local_id(2) * ly + get_local_id(1);
+  size_t g = (get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0) +
+             get_global_id(0);
+  tile[row * lx + x] = in[g];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float acc = 0;
+  for (size_t k = 0; k < lx; ++k) acc += tile[row * lx + k] * w[k * lx + x];
+  out[g] = acc;
+}
