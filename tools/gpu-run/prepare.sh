@@ -36,6 +36,12 @@ if [[ -x "$carry/xpurt/bin/xpurt_mpi_tests" ]]; then
   packages=$(printf '%s\n' $packages openmpi-bin openmpi-common libopenmpi3 libpmix2 libhwloc15 \
     libevent-core-2.1-7 libevent-pthreads-2.1-7 | sort -u)
 fi
+# gperftools' CPU profiler (libprofiler, preloaded through run.sh's XPURT_RUN_WRAPPER) and its
+# pprof, where XPURT_CARRY_PROFILER=1: the GPU machines have no perf.
+if [[ "${XPURT_CARRY_PROFILER:-0}" == 1 ]]; then
+  packages=$(printf '%s\n' $packages libgoogle-perftools4 libtcmalloc-minimal4 libunwind8 \
+    google-perftools | sort -u)
+fi
 (cd "$carry/debs" && rm -f ./*.deb && apt-get download $packages >/dev/null)
 # Of libclc, only the NVPTX builtin library (the whole package is ten times larger).
 mkdir -p "$carry/clc" && xz -T2 -c /usr/lib/clc/nvptx64--nvidiacl.bc >"$carry/clc/nvptx64--nvidiacl.bc.xz"
