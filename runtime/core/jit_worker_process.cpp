@@ -2,6 +2,7 @@
 
 #include "error.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 extern char **environ;
 
@@ -33,6 +35,14 @@ bool readAvailable(int fd, std::string &to) {
     return true;
   }
   return n < 0 && (errno == EAGAIN || errno == EINTR);
+}
+
+// The file name of the library this code is part of: libxpurt, or a library with a copy of
+// xpurt's JIT of its own (xpurt's Level Zero driver for the CPU), whose workers are its own.
+std::string thisLibrary() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void *>(&readAvailable), &info) || !info.dli_fname) return "?";
+  return std::filesystem::path(info.dli_fname).filename().string();
 }
 
 }  // namespace
@@ -62,7 +72,9 @@ std::unique_ptr<JitWorkerProcess> JitWorkerProcess::start(const std::string &pro
   // Nothing else of this process's: a kept worker holding the write end of an application's
   // pipe would keep its reader from ever seeing the end.
   posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
-  std::string arg0 = program;
+  // The worker ignores its arguments; argv[0] says which library it works for (ps shows it).
+  static const std::string library = thisLibrary();
+  std::string arg0 = program + " for " + library;
   char *argv[] = {arg0.data(), nullptr};
   pid_t pid = 0;
   int spawned = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);

@@ -60,8 +60,15 @@ std::vector<Child> jitWorkers() {
     char state = 0;
     pid_t parent = 0;
     rest >> state >> parent;
-    if (parent == ::getpid() && line.substr(open + 1, close - open - 1) == "xpurt-jit-worke")
-      found.push_back({std::stoi(name), state == 'Z'});
+    if (parent != ::getpid() || line.substr(open + 1, close - open - 1) != "xpurt-jit-worke")
+      continue;
+    // libxpurt's own workers: not those of xpurt's Level Zero driver for the CPU, which has a
+    // JIT and workers of its own (argv[0] names the library; a zombie's is gone).
+    std::ifstream cmdline(entry.path() / "cmdline");
+    std::string arg0;
+    std::getline(cmdline, arg0, '\0');
+    if (state != 'Z' && arg0.find(" for libxpurt.so") == std::string::npos) continue;
+    found.push_back({std::stoi(name), state == 'Z'});
   }
   std::sort(found.begin(), found.end(),
             [](const Child &a, const Child &b) { return a.pid < b.pid; });
