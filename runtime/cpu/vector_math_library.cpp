@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <deque>
-#include <iterator>
 #include <string>
 #include <vector>
 

@@ -324,7 +324,8 @@ llvm::BasicBlock *emitColumnsFirst(llvm::Function &wg, llvm::BasicBlock *from,
     phi->addIncoming(start, entry);
     return phi;
   };
-  // Ends the loop of `phi` at `latch`: the next value, and back to `header` while below `end`.
+  // Ends the loop of `phi` at `latch`: its next value, and back to the loop's first block
+  // (the phi's) while below `end`, else on to `exit`.
   auto latchTo = [&](llvm::BasicBlock *latch, llvm::PHINode *phi, uint64_t step, Value *end,
                      llvm::BasicBlock *exit) {
     b.SetInsertPoint(latch);
