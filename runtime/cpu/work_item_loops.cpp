@@ -333,6 +333,15 @@ llvm::BasicBlock *emitColumnsFirst(llvm::Function &wg, llvm::BasicBlock *from,
     phi->addIncoming(next, latch);
     return b.CreateCondBr(b.CreateICmpULT(next, end), phi->getParent(), exit);
   };
+  // From the current block into `at`, which calls `callee`, records, and goes on to `latch`.
+  auto callIn = [&](llvm::BasicBlock *at, llvm::Function &callee, llvm::BasicBlock *latch) {
+    b.CreateBr(at);
+    b.SetInsertPoint(at);
+    llvm::CallInst *call = b.CreateCall(&callee, args);
+    recordCall(b, call, result, nullptr, choices);
+    b.CreateBr(latch);
+    return call;
+  };
   uint64_t width = ctx.vectorWidth;
   llvm::BasicBlock *zHeader = block("wi.header"), *zLatch = block("wi.latch"),
                    *exit = block("wi.exit");
@@ -350,11 +359,7 @@ llvm::BasicBlock *emitColumnsFirst(llvm::Function &wg, llvm::BasicBlock *from,
                  rest);
   b.SetInsertPoint(yHeader);
   llvm::PHINode *y = counter("local.id.y", xHeader, b.getInt64(0));
-  b.CreateBr(vectorBlock);
-  b.SetInsertPoint(vectorBlock);
-  llvm::CallInst *vectorCall = b.CreateCall(&vectorBody, args);
-  recordCall(b, vectorCall, result, nullptr, choices);
-  b.CreateBr(yLatch);
+  llvm::CallInst *vectorCall = callIn(vectorBlock, vectorBody, yLatch);
   llvm::BranchInst *yBack = latchTo(yLatch, y, 1, ctx.localSize[1], xLatch);
   b.SetInsertPoint(xLatch);
   Value *xNext = b.CreateAdd(x, b.getInt64(width), "", true, true);
@@ -371,11 +376,7 @@ llvm::BasicBlock *emitColumnsFirst(llvm::Function &wg, llvm::BasicBlock *from,
   b.CreateBr(restX);
   b.SetInsertPoint(restX);
   llvm::PHINode *rx = counter("local.id.rest.x", restY, x);
-  b.CreateBr(scalarBlock);
-  b.SetInsertPoint(scalarBlock);
-  llvm::CallInst *call = b.CreateCall(&body, args);
-  recordCall(b, call, result, nullptr, choices);
-  b.CreateBr(restXLatch);
+  llvm::CallInst *call = callIn(scalarBlock, body, restXLatch);
   llvm::BranchInst *rxBack = latchTo(restXLatch, rx, 1, ctx.localSize[0], restYLatch);
   markOuter(c, latchTo(restYLatch, ry, 1, ctx.localSize[1], zLatch));
   markOuter(c, latchTo(zLatch, z, 1, ctx.localSize[2], exit));
