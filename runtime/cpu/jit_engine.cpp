@@ -152,10 +152,12 @@ void JitEngine::optimize(llvm::Module &module, llvm::TargetMachine &target) cons
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
   if (features_.find("+avx512fp16") == std::string::npos) compareHalfVectorsInFloat(module);
-  if (defineVectorMath(module)) {
+  bool avx512Vl = avx512 && features_.find("+avx512vl") != std::string::npos;
+  if (defineVectorMath(module, avx512Vl)) {
     llvm::ModulePassManager inline_;
     inline_.addPass(llvm::AlwaysInlinerPass());
     inline_.run(module, mam);
+    dropVectorMathBodies(module);
   }
 }
 

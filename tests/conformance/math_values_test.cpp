@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,34 +111,12 @@ static_assert(std::size(kHalfUlps) == kCount);
 template <class T>
 void makeInputs(std::vector<T> &x, std::vector<T> &y) {
   using L = std::numeric_limits<T>;
-  const T specials[] = {0,
-                        -T(0),
-                        L::infinity(),
-                        -L::infinity(),
-                        L::quiet_NaN(),
-                        1,
-                        -1,
-                        T(0.5),
-                        T(-0.5),
-                        2,
-                        -2,
-                        3,
-                        T(-3.5),
-                        L::denorm_min(),
-                        -L::denorm_min(),
-                        L::min(),
-                        -L::min(),
-                        L::max(),
-                        -L::max(),
-                        T(1.5707963267948966),
-                        T(-3.141592653589793),
-                        T(100),
-                        T(-1e10),
-                        T(0.999),
+  const T specials[] = {0, -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), 1, -1, T(0.5),
+                        T(-0.5), 2, -2, 3, T(-3.5), L::denorm_min(), -L::denorm_min(), L::min(),
+                        -L::min(), L::max(), -L::max(), T(1.5707963267948966),
+                        T(-3.141592653589793), T(100), T(-1e10), T(0.999),
                         // exp's edges in float: near FLT_MAX, near FLT_MIN, a subnormal
-                        T(88.72),
-                        T(-87.5),
-                        T(-100)};
+                        T(88.72), T(-87.5), T(-100)};
   for (T a : specials)
     for (T b : specials) {
       x.push_back(a);
@@ -300,15 +279,50 @@ TEST_P(MathValuesTest, HalfWithinOpenClUlpLimits) {
   }
 }
 
+// Arrays of ordinary values, in the ranges where a vector math library computes without
+// falling back to slower code (xpurt's CPU: sin and cos up to 2^16, exp up to 87.3 either way;
+// every positive float for log), so that whole vectors of them take that code, and the edges
+// of those ranges: uniform in [-2^16, 2^16] and [-100, 100], of any magnitude from 2^-30 to
+// 2^16 with either sign, uniform in [-88, 88], and positive of any magnitude.
+template <class T>
+void makeOrdinaryInputs(std::vector<T> &x, std::vector<T> &y) {
+  std::mt19937_64 random(2027);
+  std::uniform_real_distribution<double> unit(-1, 1), scale(-30, 16), any(-149, 128);
+  for (T edge : {T(65536), T(87.3), T(87.34), T(88.72)})
+    for (T v : {edge, std::nextafter(edge, T(0)), std::nextafter(edge, T(INFINITY))}) {
+      x.push_back(v);
+      x.push_back(-v);
+    }
+  while (x.size() % 64 != 0 || x.size() < (1 << 15)) {
+    double u = unit(random);
+    switch (x.size() / 64 % 5) {  // 64 of a kind: whole vectors
+      case 0:
+        x.push_back(T(65536 * u));
+        break;
+      case 1:
+        x.push_back(T(100 * u));
+        break;
+      case 2:
+        x.push_back(T(std::copysign(std::exp2(scale(random)), u)));
+        break;
+      case 3:
+        x.push_back(T(88 * u));
+        break;
+      default:
+        x.push_back(T(std::exp2(any(random))));
+        break;
+    }
+  }
+  for (size_t i = 0; i < x.size(); ++i) y.push_back(T(4 * unit(random)));
+}
+
 // sin, cos, exp, log and pow over arrays, one function a kernel (math_values.cl's each_*):
-// where a device compiles such loops to calls of a vector math library (the CPU: libmvec), its
-// results too are within OpenCL's limits. Values only: a vector library may round differently
-// from the scalar function, within the limit.
+// where a device compiles such loops to a vector math library's functions (the CPU: xpurt's
+// own and libmvec's), its results too are within OpenCL's limits. Values only: a vector
+// library may round differently from the scalar function, within the limit.
 template <class T>
 void checkEach(Device &device, TaskQueue &queue, Module &kernels, const char *type,
-               const std::string &on) {
-  std::vector<T> x, y;
-  makeInputs(x, y);
+               const std::string &on, std::vector<T> x, std::vector<T> y) {
   x.push_back(T(0.25));  // an odd count: some work-items of the last vector are out of range
   y.push_back(T(3));
   for (const char *name : {"sin", "cos", "exp", "log", "pow"}) {
@@ -343,9 +357,23 @@ void checkEach(Device &device, TaskQueue &queue, Module &kernels, const char *ty
   }
 }
 
+template <class T>
+void checkEachOn(Device &device, TaskQueue &queue, Module &kernels, const char *type,
+                 const std::string &on, void (*inputs)(std::vector<T> &, std::vector<T> &)) {
+  std::vector<T> x, y;
+  inputs(x, y);
+  checkEach<T>(device, queue, kernels, type, on, x, y);
+}
+
 TEST_P(MathValuesTest, ElementWiseLoopsWithinOpenClUlpLimits) {
-  checkEach<float>(device, queue, kernels, "float", GetParam().name);
-  checkEach<double>(device, queue, kernels, "double", GetParam().name);
+  checkEachOn<float>(device, queue, kernels, "float", GetParam().name, makeInputs<float>);
+  checkEachOn<double>(device, queue, kernels, "double", GetParam().name, makeInputs<double>);
+}
+
+TEST_P(MathValuesTest, ElementWiseLoopsOfOrdinaryValuesWithinOpenClUlpLimits) {
+  checkEachOn<float>(device, queue, kernels, "float", GetParam().name, makeOrdinaryInputs<float>);
+  checkEachOn<double>(device, queue, kernels, "double", GetParam().name,
+                      makeOrdinaryInputs<double>);
 }
 
 XPURT_INSTANTIATE_CONFORMANCE(MathValuesTest);
