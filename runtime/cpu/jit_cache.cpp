@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The payload's format (CacheEntry), in the key's material: an entry of another one is a miss.
-constexpr uint32_t kFormatVersion = 5;
+constexpr uint32_t kFormatVersion = 6;
 constexpr std::string_view kBackend = "cpu";
 
 }  // namespace
@@ -34,6 +34,7 @@ std::string serializeEntry(const CacheEntry &entry) {
     w.u64(l.privateBytesPerItem);
     w.u64(l.privateBytesPerGroup);
     w.u32(l.regions);
+    w.u32(l.groupsMayMerge ? 1 : 0);
   }
   w.u32(static_cast<uint32_t>(entry.objects.size()));
   for (const std::string &object : entry.objects) w.str(object);
@@ -58,6 +59,7 @@ std::optional<CacheEntry> deserializeEntry(std::string_view payload) {
     l.privateBytesPerItem = r.u64();
     l.privateBytesPerGroup = r.u64();
     l.regions = r.u32();
+    l.groupsMayMerge = r.u32() == 1;
     e.kernels.layouts[info.name] = l;
     e.kernels.kernels.push_back(std::move(info));
   }

@@ -48,6 +48,28 @@ void renameWorkItemFunctions(llvm::Module &m) {
   }
 }
 
+// Whether the kernel (its calls inlined) calls no work-item function but the global ones.
+bool asksOnlyGlobalIds(const llvm::Function &kernel) {
+  static const std::set<std::string> global = {
+      std::string(kWorkItemPrefix) + "_Z13get_global_idj",
+      std::string(kWorkItemPrefix) + "_Z15get_global_sizej",
+      std::string(kWorkItemPrefix) + "_Z17get_global_offsetj",
+      std::string(kWorkItemPrefix) + "_Z12get_work_dimv",
+      std::string(kWorkItemPrefix) + "_Z20get_global_linear_idv"};
+  for (const llvm::Instruction &i : llvm::instructions(kernel))
+    if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i)) {
+      const llvm::Function *callee = call->getCalledFunction();
+      if (!callee) continue;
+      llvm::StringRef name = callee->getName();
+      // Sub-group and work-group builtins name their group; local ids and sizes, and __local
+      // variables (kLocalBase), say local.
+      if ((name.startswith(kWorkItemPrefix) && !global.count(name.str())) ||
+          name.contains("group") || name.contains("local") || name.contains("barrier"))
+        return false;
+    }
+  return true;
+}
+
 // void xpurt.wg.<kernel>(ptr args, ptr ctx). Without barriers: one loop nest over the
 // work-items with the kernel inside. With barriers: a loop over the kernel's regions, each
 // region run for every work-item before the next one starts.
@@ -346,8 +368,10 @@ WorkGroupFunctions buildWorkGroupFunctions(llvm::Module &m,
     }
     llvm::Function *kernel = m.getFunction(info.name);
     if (!kernel) core::fail(XPURT_ERROR_UNKNOWN, "kernel '{}' vanished from its module", info.name);
+    bool onlyGlobalIds = asksOnlyGlobalIds(*kernel);
     KernelLayout kl = buildWorkGroupFunction(m, *kernel, info, vectorWidth);
     kl.staticLocalBytes = staticLocalBytes;
+    kl.groupsMayMerge = onlyGlobalIds && kl.regions == 1;
     result.layouts[info.name] = kl;
   }
 

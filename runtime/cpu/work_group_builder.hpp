@@ -26,6 +26,10 @@ struct KernelLayout {
   uint64_t privateBytesPerItem = 0;   // values kept per work-item across barriers
   uint64_t privateBytesPerGroup = 0;  // values the same for all work-items, kept once
   uint32_t regions = 1;               // 1 + the number of barriers
+  // The kernel asks for nothing of its group (no local id or size, group id or count, barrier,
+  // sub-group or __local variable; global ids and sizes only): consecutive groups along x may
+  // run as one larger group, with the same results.
+  bool groupsMayMerge = false;
 };
 
 struct WorkGroupFunctions {

@@ -77,6 +77,8 @@ TEST_P(SpirvTest, WorkItemFunctionsInOneTwoAndThreeDimensionsWithPartialGroupsAn
                // Offsets with whole groups, which every device runs.
                {2, {12, 6, 1}, {4, 3, 1}, {1, 2, 0}},
                {3, {4, 8, 6}, {2, 4, 3}, {3, 0, 1}},
+               // Many small groups in 1-D, the last partial.
+               {1, {100003, 1, 1}, {3, 1, 1}, {7, 0, 0}},
                // Grids of enough groups that the CPU runs them in tiles of groups, with
                // partial tiles at the edges and, in 3-D, tiles that span two z planes.
                {2, {290, 182, 1}, {2, 2, 1}, {1, 0, 0}},
@@ -93,6 +95,24 @@ TEST_P(SpirvTest, WorkItemFunctionsInOneTwoAndThreeDimensionsWithPartialGroupsAn
     queue.sync();
     std::vector<uint64_t> values(out.hostPtr(), out.hostPtr() + items * 16);
     checkIds(values, c.g, c.l, c.off, c.dims);
+  }
+}
+
+// A kernel asking only for global ids and sizes over 1-D ranges of many small groups, the last
+// one partial, with and without an offset: every work-item runs once, with its own ids.
+TEST_P(SpirvTest, GlobalIdsOnlyKernelsRunEveryWorkItemOnceOverManySmallGroups) {
+  Kernel kernel(spirv, "global_ids_only");
+  struct Case {
+    size_t global, local, offset;
+  } cases[] = {{100003, 3, 7}, {1 << 20, 16, 0}, {4099, 1, 5}, {65536 + 17, 256, 3}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(testing::Message() << c.global << " work-items in groups of " << c.local);
+    Array<uint64_t, AllocType::Shared> out(device, c.global);
+    std::fill_n(out.hostPtr(), c.global, 0);
+    queue.launch(kernel, Range(c.global).local(c.local).offset(c.offset), {out});
+    queue.sync();
+    for (size_t i = 0; i < c.global; ++i)
+      ASSERT_EQ(out.hostPtr()[i], c.offset + i + 1000000 * c.global + 100000000000ull) << i;
   }
 }
 

@@ -17,6 +17,13 @@ kernel void work_item_ids(global ulong *out) {
           1000000 * (get_global_size(0) + 100 * get_global_size(1) + 10000 * get_global_size(2));
 }
 
+// Global ids and sizes only: the CPU device may run consecutive groups of such a kernel as
+// one (KernelLayout::groupsMayMerge). Each work-item writes its own slot once.
+kernel void global_ids_only(global ulong *out) {
+  size_t i = get_global_id(0) - get_global_offset(0);
+  out[i] += get_global_id(0) + 1000000 * get_global_size(0) + 100000000000ul * get_work_dim();
+}
+
 // In a work-group that may be partial: each work-item's global linear id goes through __local
 // memory to the work-item at the mirrored local linear position, and a counter in a __local
 // variable counts the group's work-items between barriers.
