@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,8 @@ class VectorBody {
   void returnValue(llvm::Value *v) { b_.CreateRet(v); }
 
   // log(x) = e ln 2 + log(1 + m), x = (1 + m) 2^e with 1 + m in [sqrt(1/2), sqrt(2)).
-  llvm::Value *log(llvm::Value *x) {
+  // normalOnly: x is a positive normal float (no scaling, no special values).
+  llvm::Value *log(llvm::Value *x, bool normalOnly) {
     llvm::Value *m, *ef;
     if (avx512_) {
       // AVX-512's getmant and getexp split x (subnormals too) into 1 + m in [1, 2) and e,
@@ -103,11 +105,15 @@ class VectorBody {
       m = b_.CreateFSub(b_.CreateSelect(high, b_.CreateFMul(whole, real(0.5)), whole), real(1));
     } else {
       // Bit by bit: subnormals scaled by 2^23 first.
-      llvm::Value *subnormal = b_.CreateFCmpOLT(x, real(0x1p-126));
-      llvm::Value *scaled = b_.CreateSelect(subnormal, b_.CreateFMul(x, real(0x1p23)), x);
-      llvm::Value *bits = b_.CreateBitCast(scaled, ints_);
-      llvm::Value *e = b_.CreateSub(b_.CreateAnd(b_.CreateLShr(bits, integer(23)), integer(0xff)),
-                                    b_.CreateSelect(subnormal, integer(126 + 23), integer(126)));
+      llvm::Value *bits = asInts(x), *e;
+      if (normalOnly) {
+        e = b_.CreateSub(b_.CreateLShr(bits, integer(23)), integer(126));
+      } else {
+        llvm::Value *subnormal = b_.CreateFCmpOLT(x, real(0x1p-126));
+        bits = asInts(b_.CreateSelect(subnormal, b_.CreateFMul(x, real(0x1p23)), x));
+        e = b_.CreateSub(b_.CreateAnd(b_.CreateLShr(bits, integer(23)), integer(0xff)),
+                         b_.CreateSelect(subnormal, integer(126 + 23), integer(126)));
+      }
       m = asReal(b_.CreateOr(b_.CreateAnd(bits, integer(0x007fffff)),
                              integer(0x3f000000)));  // in [1/2, 1)
       llvm::Value *low = b_.CreateFCmpOLT(m, real(0x1.6a09e6p-1f));
@@ -135,7 +141,7 @@ class VectorBody {
     y = fma(ef, real(kLn2Low), y);
     y = fma(z, real(-0.5), y);
     llvm::Value *r = fma(ef, real(kLn2High), b_.CreateFAdd(m, y));
-    if (avx512_) return r;
+    if (avx512_ || normalOnly) return r;
     // log(+-0) = -inf, log(x < 0) = NaN, log(inf) = inf, log(NaN) = NaN.
     r = b_.CreateSelect(b_.CreateFCmpOEQ(x, real(0)), real(-HUGE_VAL), r);
     r = b_.CreateSelect(b_.CreateFCmpOLT(x, real(0)), llvm::ConstantFP::getNaN(type_), r);
@@ -197,22 +203,34 @@ class VectorBody {
     return b_.CreateAndReduce(in);
   }
 
-  // Returns fast where allInRange, else libmvec's fn of the whole vector, on a cold branch.
-  void returnWithFallback(llvm::Value *fast, llvm::Value *allInRange, const std::string &fn) {
+  // Whether every lane is a positive normal float.
+  llvm::Value *allPositiveNormal(llvm::Value *x) {
+    return b_.CreateAndReduce(b_.CreateAnd(b_.CreateFCmpOGE(x, real(0x1p-126)),
+                                           b_.CreateFCmpOLE(x, real(0x1.fffffep+127))));
+  }
+
+  // Returns fast where allInRange, else what slow builds, on a cold branch.
+  void returnUnless(llvm::Value *fast, llvm::Value *allInRange,
+                    const std::function<llvm::Value *()> &slow) {
     llvm::LLVMContext &c = f_.getContext();
     auto *done = llvm::BasicBlock::Create(c, "", &f_);
-    auto *fallback = llvm::BasicBlock::Create(c, "", &f_);
-    b_.CreateCondBr(allInRange, done, fallback, llvm::MDBuilder(c).createBranchWeights(1 << 20, 1));
+    auto *other = llvm::BasicBlock::Create(c, "", &f_);
+    b_.CreateCondBr(allInRange, done, other, llvm::MDBuilder(c).createBranchWeights(1 << 20, 1));
     b_.SetInsertPoint(done);
     b_.CreateRet(fast);
-    b_.SetInsertPoint(fallback);
-    llvm::FunctionCallee libmvec = f_.getParent()->getOrInsertFunction(
+    b_.SetInsertPoint(other);
+    b_.CreateRet(slow());
+  }
+
+  // libmvec's fn of the function's argument, a whole vector.
+  llvm::Value *libmvec(const std::string &fn) {
+    llvm::FunctionCallee callee = f_.getParent()->getOrInsertFunction(
         libmvecName(fn, type_->getNumElements()), f_.getFunctionType());
-    if (auto *decl = llvm::dyn_cast<llvm::Function>(libmvec.getCallee())) {
+    if (auto *decl = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
       decl->setDoesNotAccessMemory();
       decl->setDoesNotThrow();
     }
-    b_.CreateRet(b_.CreateCall(libmvec, {f_.getArg(0)}));
+    return b_.CreateCall(callee, {f_.getArg(0)});
   }
 
  private:
@@ -273,15 +291,22 @@ bool defineVectorMath(llvm::Module &module, bool avx512) {
     VectorBody body(*f, avx512);
     std::string fn = ownFunctionOf(f->getName());
     llvm::Value *x = f->getArg(0);
-    if (fn == "log") {
-      body.returnValue(body.log(x));
+    if (fn == "log" && avx512) {
+      body.returnValue(body.log(x, false));
+    } else if (fn == "log") {
+      // Without AVX-512, zeros, subnormals, infinities, NaN and negative numbers take a
+      // branch of their own: the common case leaves out their scaling and selections.
+      body.returnUnless(body.log(x, true), body.allPositiveNormal(x),
+                        [&] { return body.log(x, false); });
     } else if (fn == "exp") {
       // exp(x) overflows past 88.72 and is subnormal below -87.34: libmvec's there.
-      body.returnWithFallback(body.exp(x), body.magnitudeAtMost(x, 87.3f), "exp");
+      body.returnUnless(body.exp(x), body.magnitudeAtMost(x, 87.3f),
+                        [&] { return body.libmvec("exp"); });
     } else {
       // Past 2^16, the three parts of pi no longer reduce the argument to 2 ulp (checked
       // over every float below it); Payne and Hanek's reduction is libmvec's.
-      body.returnWithFallback(body.sinCos(x, fn == "cos"), body.magnitudeAtMost(x, 0x1p16f), fn);
+      body.returnUnless(body.sinCos(x, fn == "cos"), body.magnitudeAtMost(x, 0x1p16f),
+                        [&] { return body.libmvec(fn); });
     }
   }
   return !own.empty();
