@@ -50,12 +50,6 @@ void renameWorkItemFunctions(llvm::Module &m) {
 
 // Whether the kernel (its calls inlined) calls no work-item function but the global ones.
 bool asksOnlyGlobalIds(const llvm::Function &kernel) {
-  static const std::set<std::string> global = {
-      std::string(kWorkItemPrefix) + "_Z13get_global_idj",
-      std::string(kWorkItemPrefix) + "_Z15get_global_sizej",
-      std::string(kWorkItemPrefix) + "_Z17get_global_offsetj",
-      std::string(kWorkItemPrefix) + "_Z12get_work_dimv",
-      std::string(kWorkItemPrefix) + "_Z20get_global_linear_idv"};
   for (const llvm::Instruction &i : llvm::instructions(kernel))
     if (auto *call = llvm::dyn_cast<llvm::CallBase>(&i)) {
       const llvm::Function *callee = call->getCalledFunction();
@@ -63,7 +57,7 @@ bool asksOnlyGlobalIds(const llvm::Function &kernel) {
       llvm::StringRef name = callee->getName();
       // Sub-group and work-group builtins name their group; local ids and sizes, and __local
       // variables (kLocalBase), say local.
-      if ((name.startswith(kWorkItemPrefix) && !global.count(name.str())) ||
+      if ((name.consume_front(kWorkItemPrefix) && !isGlobalWorkItemFunction(name.str())) ||
           name.contains("group") || name.contains("local") || name.contains("barrier"))
         return false;
     }

@@ -227,6 +227,21 @@ bool answeredByLoops(const std::string &name) {
          name == kIsLocal || name == kIsPrivate || name == kGroupRound;
 }
 
+bool isGlobalWorkItemFunction(const std::string &name) {
+  auto known = workItemFunctions().find(name);
+  if (known == workItemFunctions().end()) return false;
+  switch (known->second) {
+    case WorkItem::GlobalId:
+    case WorkItem::GlobalSize:
+    case WorkItem::GlobalOffset:
+    case WorkItem::WorkDim:
+    case WorkItem::GlobalLinearId:
+      return true;
+    default:
+      return false;
+  }
+}
+
 ContextValues loadContext(IRBuilder<> &b, Value *ctx) {
   llvm::Type *i64 = b.getInt64Ty();
   auto field = [&](unsigned index, const char *name) {

@@ -27,6 +27,10 @@ inline constexpr uint64_t kGroupScratchBytesPerItem = 128;
 // Is `name` one of the functions or placeholders the loops answer?
 bool answeredByLoops(const std::string &name);
 
+// Is `name` (without kWorkItemPrefix) a work-item function that its group does not change:
+// get_global_id, get_global_size, get_global_offset, get_work_dim, get_global_linear_id?
+bool isGlobalWorkItemFunction(const std::string &name);
+
 // The fields of WorkGroupContext as the IR sees them.
 struct ContextValues {
   llvm::Value *groupId[3], *localSize[3], *enqueuedLocalSize[3], *globalSize[3], *globalOffset[3],
